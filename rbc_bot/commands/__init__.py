@@ -1,0 +1,1 @@
+"""One module per subcommand: ``configure(parser)`` adds its flags, ``run(args)`` does the work."""
