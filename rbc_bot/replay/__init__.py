@@ -1,0 +1,1 @@
+"""Replay analysis: load finished games, re-simulate beliefs, find mistakes, write reports."""
