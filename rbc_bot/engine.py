@@ -214,6 +214,7 @@ class _Search:
 
     score: float | None = None
     lines: dict[int, tuple[str, float]] = dataclasses.field(default_factory=dict)
+    exact: set[int] = dataclasses.field(default_factory=set)
 
 
 class _UciProcess:
@@ -308,12 +309,20 @@ class _UciProcess:
                 score_match = _SCORE_RE.search(line)
                 if score_match is None:
                     continue
+                multipv_match = _MULTIPV_RE.search(line)
+                rank = int(multipv_match.group(1)) if multipv_match else 1
+                # A node limit can stop the search on a fail-low/high line ("upperbound -110" at move 1):
+                # a bound never replaces an exact score already seen for that line.
+                bound = " upperbound" in line or " lowerbound" in line
+                if bound and rank in result.exact:
+                    continue
+                if not bound:
+                    result.exact.add(rank)
                 score = score_to_cp(score_match.group(1), int(score_match.group(2)))
-                result.score = score
+                if rank == 1:
+                    result.score = score
                 pv_match = _PV_RE.search(line)
                 if pv_match is not None:
-                    multipv_match = _MULTIPV_RE.search(line)
-                    rank = int(multipv_match.group(1)) if multipv_match else 1
                     result.lines[rank] = (pv_match.group(1), score)
             done(index, result)
 

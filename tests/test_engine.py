@@ -11,6 +11,8 @@ import os
 import random
 import signal
 import stat
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
@@ -420,3 +422,47 @@ def test_bad_arguments_are_clear(pool: EnginePool) -> None:
     with pytest.raises(ValueError, match="workers must be"):
         EnginePool(workers=0)
     assert pool.evaluate([]) == []
+
+
+SCRIPTED_ENGINE = """while read line; do
+  case "$line" in
+    uci) echo "id name Scripted"; echo uciok;;
+    isready) echo readyok;;
+    go*) echo "info depth 5 seldepth 2 multipv 1 score cp 58 nodes 174 pv d2d4 a7a6"
+         echo "info depth 6 seldepth 3 multipv 1 score cp -110 upperbound nodes 1000 pv d2d4 a7a6"
+         echo "bestmove d2d4 ponder a7a6";;
+    quit) exit 0;;
+  esac
+done"""
+
+
+def test_bound_line_never_replaces_an_exact_score(tmp_path: Path) -> None:
+    """Stockfish 15.1 stopped by a node limit can end on a fail-low line (seen at 1000 nodes from the
+    start position): the last exact score is the one to trust."""
+    scripted = _fake_engine(tmp_path, "scripted", SCRIPTED_ENGINE)
+    with EnginePool(scripted, workers=1) as scripted_pool:
+        assert scripted_pool.evaluate([chess.Board()], nodes=1000) == [58.0]
+        assert scripted_pool.top_moves([chess.Board()], 1, nodes=1000) == [
+            [(chess.Move.from_uci("d2d4"), 58.0)]
+        ]
+
+
+def _check_engine(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "run_bot.py", "check-engine", *args],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_check_engine_command(tmp_path: Path) -> None:
+    found = _check_engine("--nodes", "2000")
+    assert found.returncode == 0, found.stdout + found.stderr
+    assert f"binary:  {find_stockfish()}" in found.stdout
+    assert "engine:  Stockfish" in found.stdout
+    assert found.stdout.count("search:  ") == 2 and "best " in found.stdout
+    missing = _check_engine("--stockfish", str(tmp_path / "no-stockfish"))
+    assert missing.returncode == 1
+    assert "no-stockfish" in missing.stdout and "install.sh" in missing.stdout
