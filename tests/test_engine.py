@@ -466,3 +466,18 @@ def test_check_engine_command(tmp_path: Path) -> None:
     missing = _check_engine("--stockfish", str(tmp_path / "no-stockfish"))
     assert missing.returncode == 1
     assert "no-stockfish" in missing.stdout and "install.sh" in missing.stdout
+
+
+def _install_sh(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    script = Path(__file__).resolve().parent.parent / "stockfish_bin" / "install.sh"
+    return subprocess.run(["sh", str(script)], env=env, capture_output=True, text=True, timeout=30)
+
+
+def test_install_script_finds_what_the_lookup_finds(tmp_path: Path) -> None:
+    """It must not reinstall (or fail) when the engine is already there, and agree with find_stockfish."""
+    default = _install_sh(dict(os.environ))
+    assert default.returncode == 0, default.stderr
+    assert str(find_stockfish()) in default.stdout
+    fake = _fake_engine(tmp_path)
+    from_env = _install_sh({**os.environ, engine.ENV_VAR: str(fake)})
+    assert from_env.returncode == 0 and str(fake) in from_env.stdout
