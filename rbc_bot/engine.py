@@ -21,7 +21,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from types import TracebackType
 
@@ -41,6 +41,9 @@ SYSTEM_PATH = Path("/usr/games/stockfish")
 INSTALL_HINT = (
     "install it with `sudo sh stockfish_bin/install.sh` (or `apt-get install -y stockfish` as root)"
 )
+
+MAX_MULTIPV = 500
+"""Stockfish's MultiPV maximum (a larger value would be ignored); more than any position's move count."""
 
 PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900}
 
@@ -382,8 +385,11 @@ class EnginePool:
     score batches of boards in parallel, one Python thread per engine. Never raises on a bad board; a
     dead or hung engine is killed, restarted (logged, counted) and the search retried once.
 
+    ``timeout`` bounds every single search (and the start-up handshake), not a whole batch.
     ``deterministic=True`` sends ``ucinewgame`` to every engine at the start of every call, so the same
-    call with node or depth limits gives the same scores.
+    call with node or depth limits gives the same scores (a mid-call restart can break that).
+    Raises :class:`EngineError` only when an engine can't be restarted at all (a broken binary), and
+    ``ValueError`` on bad limits; thread-safe (calls are serialised).
     """
 
     def __init__(
@@ -398,6 +404,8 @@ class EnginePool:
             raise ValueError(f"workers must be >= 1, got {workers}")
         if timeout <= 0:
             raise ValueError(f"timeout must be > 0, got {timeout}")
+        if hash_mb < 1:
+            raise ValueError(f"hash_mb must be >= 1, got {hash_mb}")
         self.path = find_stockfish(path)
         self.workers = workers
         self.hash_mb = hash_mb
@@ -464,7 +472,7 @@ class EnginePool:
         after it for the mover. Boards with no legal move get an empty list."""
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
-        results = self._run(boards, k, _go_command(nodes, depth), want_moves=True)
+        results = self._run(boards, min(k, MAX_MULTIPV), _go_command(nodes, depth), want_moves=True)
         return [moves for _, moves in results]
 
     def _run(
@@ -499,7 +507,9 @@ class EnginePool:
             if len(chunks) == 1:
                 work(*chunks[0])
             else:
-                for future in [self._executor.submit(work, *chunk) for chunk in chunks]:
+                futures = [self._executor.submit(work, *chunk) for chunk in chunks]
+                wait(futures)  # all of them, even when one failed: no engine is left mid-search
+                for future in futures:
                     future.result()
             self.stats.calls += 1
             self.stats.searches += len(todo)
@@ -518,7 +528,8 @@ class EnginePool:
             moves = []
             for rank in sorted(search.lines):
                 uci, score = search.lines[rank]
-                moves.append((chess.Move.from_uci(uci), score))
+                with contextlib.suppress(ValueError):  # a garbled line loses one move, not the call
+                    moves.append((chess.Move.from_uci(uci), score))
             # A node limit can stop the last iteration part-way: later lines keep older scores, so rank
             # by score (stable, Stockfish's order breaks ties).
             moves.sort(key=lambda item: -item[1])

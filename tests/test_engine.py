@@ -310,8 +310,11 @@ def test_random_rbc_boards_never_crash(pool: EnginePool) -> None:
         if can_capture_king(board):
             assert score == KING_CAPTURE_SCORE
     tops = pool.top_moves(boards[:60], 4, depth=1)
-    for board, moves in zip(boards[:60], tops, strict=True):
-        assert all(board.is_pseudo_legal(move) for move, _ in moves)
+    for board, moves in zip(boards[:60], tops, strict=True):  # each answer belongs to its own board
+        safe = engine_safe_board(board)
+        assert all(
+            safe.is_legal(move) if safe is not None else board.is_pseudo_legal(move) for move, _ in moves
+        )
     assert pool.stats.restarts == restarts
 
 
@@ -328,6 +331,8 @@ def test_top_moves_known_best(pool: EnginePool) -> None:
     assert tops[1][0][1] > 300 > tops[1][1][1]
     assert [s for _, s in tops[1]] == sorted((s for _, s in tops[1]), reverse=True)
     assert pool.top_moves([hanging_queen], 1, nodes=2000)[0][0][0] == chess.Move.from_uci("d2d5")
+    every_move = pool.top_moves([chess.Board()], 1000, depth=1)[0]  # more than MultiPV's 500: all moves
+    assert {move for move, _ in every_move} == set(chess.Board().legal_moves)
 
 
 def test_deterministic_mode_repeats_scores(pool: EnginePool) -> None:
