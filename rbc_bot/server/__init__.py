@@ -1,0 +1,1 @@
+"""Local RBC server (official HTTP API, SQLite, waitress) and the ``connect`` client."""

@@ -1,0 +1,152 @@
+"""Helpers to run the real server as a separate process and play games on it (tests, benchmarks).
+
+The server runs as ``python run_bot.py serve ...`` in a subprocess, so tests exercise the same
+process boundary, sockets and signal handling a user gets.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import reconchess
+import requests
+from reconchess import Player
+
+RUN_BOT = Path(__file__).resolve().parents[2] / "run_bot.py"
+URL_RE = re.compile(r"listening on (http://\S+)")
+
+
+class ServerProcess:
+    """``with ServerProcess(db, users=[("a", "pw")], extra=["--full-turn-limit", "5"]) as server:``"""
+
+    def __init__(
+        self,
+        db: str | Path,
+        users: list[tuple[str, str]] | tuple[tuple[str, str], ...] = (),
+        extra: list[str] | tuple[str, ...] = (),
+        port: int = 0,
+        log_path: str | Path | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.db = str(db)
+        self.users = list(users)
+        self.extra = list(extra)
+        self.port = port
+        self.log_path = Path(log_path) if log_path else Path(self.db).with_suffix(".server.log")
+        self.env = env
+        self.url = ""
+        self.proc: subprocess.Popen[str] | None = None
+        self.stdout_lines: list[str] = []
+
+    def start(self, timeout: float = 30.0) -> str:
+        cmd = [sys.executable, str(RUN_BOT), "-v", "serve", "--port", str(self.port), "--db", self.db]
+        for name, password in self.users:
+            cmd += ["--add-user", f"{name}:{password}"]
+        cmd += self.extra
+        self._log = open(self.log_path, "a")  # noqa: SIM115 - closed in stop()
+        self.proc = subprocess.Popen(
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            text=True,
+            env={**os.environ, **(self.env or {})},
+        )
+        assert self.proc.stdout is not None
+        selector = selectors.DefaultSelector()
+        selector.register(self.proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if not selector.select(timeout=0.2):
+                if self.proc.poll() is not None:
+                    break
+                continue
+            line = self.proc.stdout.readline()
+            if not line:
+                break
+            self.stdout_lines.append(line)
+            match = URL_RE.search(line)
+            if match:
+                self.url = match.group(1)
+                self.port = int(self.url.rsplit(":", 1)[1])
+                return self.url
+        self.stop()
+        raise RuntimeError(f"server did not start: {''.join(self.stdout_lines)} (log {self.log_path})")
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15.0) -> int | None:
+        if self.proc is None:
+            return None
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        if self.proc.stdout is not None:
+            self.stdout_lines.extend(self.proc.stdout.readlines())
+            self.proc.stdout.close()
+        self._log.close()
+        code = self.proc.returncode
+        self.proc = None
+        return code
+
+    def __enter__(self) -> ServerProcess:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()
+
+    def log_text(self) -> str:
+        return self.log_path.read_text() if self.log_path.exists() else ""
+
+
+def invite(url: str, inviter: tuple[str, str], opponent: str, inviter_color: bool) -> int:
+    response = requests.post(
+        f"{url}/api/invitations/",
+        json={"opponent": opponent, "color": inviter_color},
+        auth=inviter,
+        timeout=10,
+    )
+    response.raise_for_status()
+    return int(response.json()["game_id"])
+
+
+def accept_all(url: str, auth: tuple[str, str]) -> list[int]:
+    """Accept every open invitation of ``auth``'s user; returns the game ids."""
+    ids = requests.get(f"{url}/api/invitations/", auth=auth, timeout=10).json()["invitations"]
+    return [
+        int(requests.post(f"{url}/api/invitations/{i}", auth=auth, timeout=10).json()["game_id"]) for i in ids
+    ]
+
+
+def play_game(
+    url: str, game_id: int, white: tuple[tuple[str, str], Player], black: tuple[tuple[str, str], Player]
+) -> dict[str, Any]:
+    """Both sides with the stock ``reconchess.play_remote_game`` in threads; results keyed by username."""
+    results: dict[str, Any] = {}
+
+    def run(auth: tuple[str, str], player: Player) -> None:
+        try:
+            results[auth[0]] = reconchess.play_remote_game(url, game_id, auth, player)
+        except Exception as exc:
+            results[auth[0]] = exc
+
+    threads = [threading.Thread(target=run, args=side, daemon=True) for side in (white, black)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
