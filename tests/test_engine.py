@@ -295,6 +295,13 @@ def _rbc_boards(count: int, seed: int) -> list[chess.Board]:
     return rng.sample(children, count)
 
 
+def test_safe_fen_is_python_chess_fen() -> None:
+    safe_boards = [s for s in map(engine_safe_board, _rbc_boards(1000, seed=5)) if s is not None]
+    safe_boards.append(engine_safe_board(chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w Kq d6 0 30")))  # type: ignore[arg-type]
+    assert len(safe_boards) > 800
+    assert [engine.safe_fen(s) for s in safe_boards] == [s.fen() for s in safe_boards]
+
+
 def test_random_rbc_boards_never_crash(pool: EnginePool) -> None:
     boards = _rbc_boards(300, seed=7)
     capturable = [b for b in boards if can_capture_king(b)]
