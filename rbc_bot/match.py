@@ -394,7 +394,14 @@ def play_game(
         except BotFailure as exc:
             failure = exc
             log.warning("game %s: %s", replay_path.name, exc)
-            game._resignee = exc.color  # the replay records the failing side as having resigned
+            # A failure in handle_move_result after the game was already decided (the bot had just
+            # captured the king, say) leaves the result alone; otherwise the failing side loses, and
+            # the replay records it as having resigned.
+            result_stands = (
+                game.current_turn_start_time is not None and game.is_over() and exc.color != game.turn
+            )
+            if not result_stands:
+                game._resignee = exc.color
         if game.current_turn_start_time is None:
             game.start()
         game.end()
@@ -416,11 +423,12 @@ def play_game(
             seat.close()
     history.save(replay_path)
 
-    reason = failure.reason if failure is not None else (win_reason.name if win_reason is not None else None)
+    lost_to = failure if failure is not None and game._resignee == failure.color else None
+    reason = lost_to.reason if lost_to is not None else win_reason.name if win_reason is not None else None
     timed_out = None
-    if failure is not None and failure.reason == HANG:
-        timed_out = COLOR_NAMES[failure.color]  # a hung bot has, by definition, run past its clock
-    elif failure is None and win_reason == WinReason.TIMEOUT and winner_color is not None:
+    if lost_to is not None and lost_to.reason == HANG:
+        timed_out = COLOR_NAMES[lost_to.color]  # a hung bot has, by definition, run past its clock
+    elif lost_to is None and win_reason == WinReason.TIMEOUT and winner_color is not None:
         timed_out = COLOR_NAMES[not winner_color]
     return GameResult(
         white=white.name,

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import signal
 import sys
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
@@ -180,9 +182,14 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
-def stop_on_sigterm() -> None:
+@contextlib.contextmanager
+def stop_on_sigterm() -> Iterator[None]:
     """Treat a kill (SIGTERM) like Ctrl-C: games in progress are aborted, bot processes closed."""
-    signal.signal(signal.SIGTERM, _interrupt)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -193,7 +200,6 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, BotSpecError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    stop_on_sigterm()
     console.print(f"match -> {out_dir}  ({CLOCK_NOTE})")
     progress = Progress(
         TextColumn("[bold]games"),
@@ -204,7 +210,7 @@ def run(args: argparse.Namespace) -> int:
         console=console,
     )
     try:
-        with progress:
+        with stop_on_sigterm(), progress:
             from rbc_bot.match import RESULTS_FILE, load_records
 
             already = len(load_records(out_dir / RESULTS_FILE)) if resume else 0

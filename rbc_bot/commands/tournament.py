@@ -77,12 +77,11 @@ def run(args: argparse.Namespace) -> int:
     )
     n = len(bots)
     total = n * (n - 1) // 2 * args.games_per_pair
-    stop_on_sigterm()
     progress = Progress(
         TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     )
     try:
-        with progress:
+        with stop_on_sigterm(), progress:
             task = progress.add_task("", total=total)
 
             def on_record(record: dict[str, Any], records: list[dict[str, Any]]) -> None:
