@@ -139,7 +139,9 @@ def test_bad_requests_get_clear_errors_and_the_game_goes_on(server: ServerProces
     refused(post(url, f"{g}/sense", B, {"square": 12}), "not your turn")
     sensed = post(url, f"{g}/sense", A, {"square": 52})
     assert sensed.status_code == 200 and len(sensed.json()["sense_result"]) == 9
-    refused(post(url, f"{g}/sense", A, {"square": 52}), "already sensed")
+    refused(post(url, f"{g}/sense", A, {"square": 12}), "already sensed")
+    # The same request again is a client retry after a lost answer: same answer, no second sense.
+    assert post(url, f"{g}/sense", A, {"square": 52}).json() == sensed.json()
     refused(
         post(url, f"{g}/move", A, {"requested_move": {"type": "Move", "value": "e2e5"}}),
         "not in move_actions",

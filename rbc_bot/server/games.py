@@ -93,6 +93,8 @@ class ServerGame:
         self.win_reason: WinReason | None = None
         self.note = ""
         self._history_json: str | None = None
+        # Last accepted action per colour: a retried POST whose answer was lost gets the same answer.
+        self._last_action: dict[bool, tuple[str, Any, dict[str, Any]]] = {}
 
     @classmethod
     def from_record(cls, row: Any, store: Store) -> ServerGame:
@@ -257,66 +259,98 @@ class ServerGame:
             return {"opponent_move_results": self.local.opponent_move_results()}
 
     # ---- actions ---------------------------------------------------------------------------------
+    def _replayed(self, color: bool, action: str, key: Any, refusal: GameError) -> dict[str, Any]:
+        """On a refusal, answer a duplicate of the player's last accepted action as before."""
+        last = self._last_action.get(color)
+        if refusal.status == 400 and last is not None and last[0] == action and last[1] == key:
+            logger.info(
+                "game %d: repeated %s from %s answered from cache", self.id, action, self.names[color]
+            )
+            return last[2]
+        raise refusal
+
     def sense(self, color: bool, body: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
-            self._require_turn(color, "sense")
-            if self.phase != SENSE:
-                raise GameError(400, "cannot sense: already sensed this turn")
-            if "square" not in body:
-                raise GameError(400, 'malformed sense: expected {"square": int 0..63 or null}')
-            square = body["square"]
-            if square is not None and (type(square) is not int or not 0 <= square < 64):
-                raise GameError(400, f"malformed sense: square must be an int 0..63 or null, got {square!r}")
-            self._check_clock("sense")
-            result = self.local.sense(square)
-            self.phase = MOVE
-            return {"sense_result": result}
+            try:
+                answer = self._sense(color, body)
+            except GameError as exc:
+                return self._replayed(color, SENSE, body.get("square", -1), exc)
+            self._last_action[color] = (SENSE, body["square"], answer)
+            return answer
 
     def move(self, color: bool, body: dict[str, Any]) -> dict[str, Any]:
         with self.lock:
-            self._require_turn(color, "move")
-            if self.phase == SENSE:
-                raise GameError(400, "cannot move: sense first")
-            if self.phase != MOVE:
-                raise GameError(400, "cannot move: already moved this turn")
-            if "requested_move" not in body:
-                raise GameError(400, 'malformed move: expected {"requested_move": Move or null}')
-            requested = body["requested_move"]
-            if requested is not None and not isinstance(requested, chess.Move):
-                raise GameError(
-                    400, f"malformed move: requested_move must be a Move or null, got {requested!r}"
-                )
-            self._check_clock("move")
             try:
-                result = self.local.move(requested)
-            except ValueError as exc:
-                raise GameError(400, f"illegal move request: {exc}") from exc
-            self.phase = END_TURN
-            self.awaiting_end_turn = color
-            if self.local.is_over():
-                # King captured or a draw limit reached: close the turn as play_local_game would,
-                # then finish. The mover's end_turn still gets its 200 (see end_turn).
-                self.local.end_turn()
-                self._finalize()
-            return {"move_result": list(result)}
+                answer = self._move(color, body)
+            except GameError as exc:
+                return self._replayed(color, MOVE, body.get("requested_move", -1), exc)
+            self._last_action[color] = (MOVE, body["requested_move"], answer)
+            return answer
 
     def end_turn(self, color: bool) -> dict[str, Any]:
         with self.lock:
-            if self.finished and self.awaiting_end_turn == color:
-                # The stock client always sends end_turn after its move, even the game-ending one;
-                # a 400 here would crash it.
-                self.awaiting_end_turn = None
-                return {}
-            self._require_turn(color, "end turn")
-            if self.phase != END_TURN:
-                raise GameError(400, "cannot end turn: sense and move first")
+            try:
+                answer = self._end_turn(color)
+            except GameError as exc:
+                return self._replayed(color, END_TURN, None, exc)
+            self._last_action[color] = (END_TURN, None, answer)
+            return answer
+
+    def _sense(self, color: bool, body: dict[str, Any]) -> dict[str, Any]:
+        self._require_turn(color, "sense")
+        if self.phase != SENSE:
+            raise GameError(400, "cannot sense: already sensed this turn")
+        if "square" not in body:
+            raise GameError(400, 'malformed sense: expected {"square": int 0..63 or null}')
+        square = body["square"]
+        if square is not None and (type(square) is not int or not 0 <= square < 64):
+            raise GameError(400, f"malformed sense: square must be an int 0..63 or null, got {square!r}")
+        self._check_clock("sense")
+        result = self.local.sense(square)
+        self.phase = MOVE
+        return {"sense_result": result}
+
+    def _move(self, color: bool, body: dict[str, Any]) -> dict[str, Any]:
+        self._require_turn(color, "move")
+        if self.phase == SENSE:
+            raise GameError(400, "cannot move: sense first")
+        if self.phase != MOVE:
+            raise GameError(400, "cannot move: already moved this turn")
+        if "requested_move" not in body:
+            raise GameError(400, 'malformed move: expected {"requested_move": Move or null}')
+        requested = body["requested_move"]
+        if requested is not None and not isinstance(requested, chess.Move):
+            raise GameError(400, f"malformed move: requested_move must be a Move or null, got {requested!r}")
+        self._check_clock("move")
+        try:
+            result = self.local.move(requested)
+        except ValueError as exc:
+            raise GameError(400, f"illegal move request: {exc}") from exc
+        self.phase = END_TURN
+        self.awaiting_end_turn = color
+        if self.local.is_over():
+            # King captured or a draw limit reached: close the turn as play_local_game would,
+            # then finish. The mover's end_turn still gets its 200 (see end_turn).
             self.local.end_turn()
-            self.phase = SENSE
+            self._finalize()
+        return {"move_result": list(result)}
+
+    def _end_turn(self, color: bool) -> dict[str, Any]:
+        if self.finished and self.awaiting_end_turn == color:
+            # The stock client always sends end_turn after its move, even the game-ending one;
+            # a 400 here would crash it.
             self.awaiting_end_turn = None
-            self._refresh()
-            if not self.finished:
-                self.store.save_progress(self.id, history_json(self.history))
             return {}
+        self._require_turn(color, "end turn")
+        if self.phase != END_TURN:
+            raise GameError(400, "cannot end turn: sense and move first")
+        self.local.end_turn()
+        self.phase = SENSE
+        self.awaiting_end_turn = None
+        self._refresh()
+        if not self.finished:
+            self.store.save_progress(self.id, history_json(self.history))
+        return {}
 
     def resign(self, color: bool) -> dict[str, Any]:
         with self.lock:

@@ -1,0 +1,80 @@
+"""``connect``: play a bot on an RBC server (the official one or ``serve``), like rc-connect."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import logging
+import os
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--server-url", default="https://rbc.jhuapl.edu", help="URL of the server")
+    parser.add_argument("--username", required=True, help="account name on the server")
+    parser.add_argument(
+        "--password-env",
+        metavar="VAR",
+        default=None,
+        help="environment variable holding the password (prompted for when not given)",
+    )
+    parser.add_argument(
+        "--bot", default="rbc_bot", help="bot spec: rbc_bot, trout, attacker, random, module, .py"
+    )
+    parser.add_argument("--ranked", action="store_true", help="take part in ranked games")
+    parser.add_argument(
+        "--new-version", action="store_true", help="with --ranked: register this as a new version of the bot"
+    )
+    parser.add_argument("--max-concurrent-games", type=int, default=4, help="games played at the same time")
+    parser.add_argument("--poll-interval", type=float, default=5.0, help="seconds between invitation checks")
+    parser.add_argument("--max-backoff", type=float, default=60.0, help="cap of the retry delay in seconds")
+    parser.add_argument(
+        "--log-file", default=None, help="log file (default replays/connect-USERNAME.log; 'none' to disable)"
+    )
+    parser.add_argument(
+        "--replay-dir", default="replays", help="where finished games are saved ('none': not)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from rbc_bot.logs import configure_logging
+    from rbc_bot.players import BotSpec, BotSpecError
+    from rbc_bot.server.connector import ConnectOptions, Connector
+
+    if args.max_concurrent_games < 1:
+        print("connect: --max-concurrent-games must be at least 1")
+        return 2
+    if args.password_env:
+        password = os.environ.get(args.password_env)
+        if not password:
+            print(f"connect: environment variable {args.password_env} is not set or empty")
+            return 2
+    else:
+        password = getpass.getpass(f"Password for {args.username} at {args.server_url}: ")
+    try:
+        BotSpec(args.bot).validate()
+    except BotSpecError as exc:
+        print(f"connect: {exc}")
+        return 2
+    log_file = None if str(args.log_file).lower() == "none" else args.log_file
+    if args.log_file is None:
+        log_file = str(Path("replays") / f"connect-{args.username}.log")
+    verbosity = max(1, args.verbose)
+    configure_logging(verbosity, Path(log_file) if log_file else None)
+    options = ConnectOptions(
+        server_url=args.server_url.rstrip("/"),
+        username=args.username,
+        password=password,
+        bot=args.bot,
+        ranked=args.ranked,
+        new_version=args.new_version,
+        max_concurrent_games=args.max_concurrent_games,
+        poll_interval=args.poll_interval,
+        max_backoff=args.max_backoff,
+        log_file=log_file,
+        replay_dir=None if args.replay_dir.lower() == "none" else args.replay_dir,
+        verbosity=verbosity,
+    )
+    return Connector(options).run()

@@ -1,0 +1,195 @@
+"""HTTP client for an RBC server: retries with capped exponential backoff and jitter, clear auth errors.
+
+The stock client retries every 0.5 s forever and has no request timeout, so a hung connection
+stalls a game while its clock runs. ``ApiClient`` sets a timeout, backs off on connection errors
+and 5xx, raises ``AuthError`` on 401 and ``ServerError`` (a ValueError, like the stock client's)
+on any other 4xx. ``ResilientRemoteGame`` is reconchess's RemoteGame on top of it, so the
+stock ``play_turn`` drives our games unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import requests
+from reconchess import GameHistory, Player, RemoteGame, WinReason
+from reconchess.play import play_turn
+from reconchess.utilities import ChessJSONDecoder, ChessJSONEncoder
+
+logger = logging.getLogger(__name__)
+
+
+class AuthError(Exception):
+    """HTTP 401: wrong username or password. Retrying cannot help."""
+
+
+class ServerError(ValueError):
+    """A 4xx other than 401: the server refused the request; ``status`` and the server's message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(f"HTTP {status}: {message}")
+        self.status = status
+        self.message = message
+
+
+class TransientError(Exception):
+    """Connection error or 5xx when the caller asked for no retries."""
+
+
+@dataclass
+class Backoff:
+    """Delays base, 2*base, 4*base ... capped at ``cap``; each drawn from [d/2, d] so clients spread out."""
+
+    base: float = 0.5
+    cap: float = 30.0
+    rng: random.Random = field(default_factory=random.Random)
+    attempt: int = 0
+
+    def next_delay(self) -> float:
+        ceiling = min(self.cap, self.base * 2.0**self.attempt)
+        self.attempt += 1
+        return self.rng.uniform(ceiling / 2.0, ceiling)
+
+    def reset(self) -> None:
+        self.attempt = 0
+
+
+def _message(response: requests.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text.strip()[:300]
+    if isinstance(body, dict) and "error" in body:
+        return str(body["error"])
+    return response.text.strip()[:300]
+
+
+class ApiClient:
+    """One ``requests.Session`` with HTTP Basic auth against ``server_url``."""
+
+    def __init__(
+        self,
+        server_url: str,
+        auth: tuple[str, str],
+        max_backoff: float = 30.0,
+        timeout: float = 30.0,
+        stop: threading.Event | None = None,
+    ) -> None:
+        self.server_url = server_url.rstrip("/")
+        self.session = requests.Session()
+        self.session.auth = auth
+        self.max_backoff = max_backoff
+        self.timeout = timeout
+        self.stop = stop
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        retry: bool = True,
+        max_attempts: int | None = None,
+        decoder: type[json.JSONDecoder] = ChessJSONDecoder,
+    ) -> Any:
+        """Send and decode; retry connection errors and 5xx (unless ``retry`` is False)."""
+        url = f"{self.server_url}{path}"
+        data = None if body is None else json.dumps(body, cls=ChessJSONEncoder)
+        headers = {} if data is None else {"Content-Type": "application/json"}
+        backoff = Backoff(cap=self.max_backoff)
+        attempts = 0
+        while True:
+            attempts += 1
+            try:
+                response = self.session.request(method, url, data=data, headers=headers, timeout=self.timeout)
+            except requests.RequestException as exc:
+                problem = f"cannot reach {self.server_url}: {type(exc).__name__}"
+            else:
+                if response.status_code == 200:
+                    return json.loads(response.text or "{}", cls=decoder)
+                if response.status_code == 401:
+                    raise AuthError(
+                        f"authentication failed for user {self.session.auth[0]!r} at {self.server_url}"  # type: ignore[index]
+                        f" (HTTP 401: {_message(response)})"
+                    )
+                if response.status_code < 500:
+                    raise ServerError(response.status_code, _message(response))
+                problem = f"server error HTTP {response.status_code} ({_message(response)})"
+            if not retry or (max_attempts is not None and attempts >= max_attempts):
+                raise TransientError(f"{method} {path}: {problem}")
+            delay = backoff.next_delay()
+            log = logger.warning if attempts in (1, 5) or attempts % 20 == 0 else logger.debug
+            log("%s %s: %s; retry %d in %.1f s", method, path, problem, attempts, delay)
+            time.sleep(delay)
+
+    def get(self, path: str, **kwargs: Any) -> Any:
+        return self.request("GET", path, **kwargs)
+
+    def post(self, path: str, body: Any = None, **kwargs: Any) -> Any:
+        return self.request("POST", path, body, **kwargs)
+
+    # ---- lobby -----------------------------------------------------------------------------------
+    def server_version(self, **kwargs: Any) -> str:
+        return str(self.get("/api/version", **kwargs)["version"])
+
+    def invitations(self, **kwargs: Any) -> list[int]:
+        return [int(i) for i in self.get("/api/invitations/", **kwargs)["invitations"]]
+
+    def accept(self, invitation_id: int) -> int:
+        return int(self.post(f"/api/invitations/{invitation_id}")["game_id"])
+
+    def finish(self, invitation_id: int) -> None:
+        self.post(f"/api/invitations/{invitation_id}/finish")
+
+    def error_resign(self, game_id: int) -> None:
+        self.post(f"/api/games/{game_id}/error_resign")
+
+    def set_max_games(self, max_games: int, **kwargs: Any) -> None:
+        self.post("/api/users/me/max_games", {"max_games": max_games}, **kwargs)
+
+    def set_ranked(self, ranked: bool, **kwargs: Any) -> None:
+        self.post("/api/users/me/ranked", {"ranked": ranked}, **kwargs)
+
+    def bot_version(self) -> int:
+        return int(self.get("/api/users/me/version")["version"])
+
+    def increment_version(self) -> int:
+        return int(self.post("/api/users/me/version")["version"])
+
+
+class ResilientRemoteGame(RemoteGame):
+    """reconchess's RemoteGame, with our retry policy and request timeout underneath."""
+
+    def __init__(
+        self, server_url: str, game_id: int, auth: tuple[str, str], max_backoff: float = 30.0
+    ) -> None:
+        super().__init__(server_url, game_id, auth)
+        self.client = ApiClient(server_url, auth, max_backoff=max_backoff)
+        self.prefix = f"/api/games/{game_id}"
+
+    def _get(self, endpoint: str, decoder_cls: type[json.JSONDecoder] = ChessJSONDecoder) -> Any:
+        return self.client.get(f"{self.prefix}/{endpoint}", decoder=decoder_cls)
+
+    def _post(self, endpoint: str, obj: Any) -> Any:
+        return self.client.post(f"{self.prefix}/{endpoint}", obj)
+
+
+def play_remote(
+    server_url: str, game_id: int, auth: tuple[str, str], player: Player, max_backoff: float = 30.0
+) -> tuple[bool | None, WinReason | None, GameHistory]:
+    """``reconchess.play_remote_game`` with ResilientRemoteGame: same calls, same order."""
+    game = ResilientRemoteGame(server_url, game_id, auth, max_backoff)
+    player.handle_game_start(game.get_player_color(), game.get_starting_board(), game.get_opponent_name())
+    game.start()
+    while not game.is_over():
+        play_turn(game, player, end_turn_last=False)
+    winner_color = game.get_winner_color()
+    win_reason = game.get_win_reason()
+    history = game.get_game_history()
+    player.handle_game_end(winner_color, win_reason, history)
+    return winner_color, win_reason, history
