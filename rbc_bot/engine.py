@@ -258,12 +258,16 @@ class _UciProcess:
         self._in = self.proc.stdin.fileno()
         self._out = self.proc.stdout.fileno()
         self.name = ""
-        self.send("uci")
-        for line in self._lines_until("uciok"):
-            if line.startswith("id name "):
-                self.name = line[len("id name ") :]
-        self.send(f"setoption name Threads value 1\nsetoption name Hash value {hash_mb}")
-        self.sync()
+        try:
+            self.send("uci")
+            for line in self._lines_until("uciok"):
+                if line.startswith("id name "):
+                    self.name = line[len("id name ") :]
+            self.send(f"setoption name Threads value 1\nsetoption name Hash value {hash_mb}")
+            self.sync()
+        except _EngineFailure:
+            self.kill()  # not a UCI engine, or a broken one: leave no process behind
+            raise
 
     @property
     def pid(self) -> int:
@@ -472,9 +476,10 @@ class EnginePool:
 
     def close(self) -> None:
         """Quit every engine; calling it again does nothing."""
-        if self._closed:
-            return
-        self._closed = True
+        with self._lock:  # never while a call is using the engines
+            if self._closed:
+                return
+            self._closed = True
         executor = getattr(self, "_executor", None)
         if executor is not None:
             executor.shutdown(wait=True)
@@ -501,9 +506,9 @@ class EnginePool:
     def _run(
         self, boards: Sequence[chess.Board], multipv: int, go: str, *, want_moves: bool
     ) -> list[tuple[float, list[tuple[chess.Move, float]]]]:
-        if self._closed:
-            raise EngineError("EnginePool is closed")
         with self._lock:
+            if self._closed:
+                raise EngineError("EnginePool is closed")
             started = time.perf_counter()
             out: list[tuple[float, list[tuple[chess.Move, float]]]] = [(0.0, [])] * len(boards)
             todo: list[int] = []

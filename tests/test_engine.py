@@ -414,6 +414,12 @@ def test_hung_engine_times_out_restarts_and_falls_back(tmp_path: Path) -> None:
         assert hung_pool.stats.fallbacks == 1
 
 
+def test_not_an_engine_is_a_clear_error(tmp_path: Path) -> None:
+    not_uci = _fake_engine(tmp_path, "not-an-engine", "exit 0")
+    with pytest.raises(engine.EngineError, match=r"could not start Stockfish at .*not-an-engine"):
+        EnginePool(not_uci, workers=1, timeout=2.0)
+
+
 def test_close_is_idempotent_and_final() -> None:
     closing = EnginePool(workers=1)
     process_ids = closing.pids
