@@ -53,7 +53,7 @@ class StockfishNotFoundError(RuntimeError):
 
 
 class EngineError(RuntimeError):
-    """The engine could not be (re)started, or kept failing after its restart."""
+    """An engine could not be started or restarted (a broken binary, not a bad board)."""
 
 
 def _is_executable(path: Path) -> bool:
@@ -212,9 +212,9 @@ def fallback_top_moves(board: chess.Board, k: int) -> list[tuple[chess.Move, flo
         return [(move, float(KING_CAPTURE_SCORE)) for move in captures[:k]]
     scored = []
     for move in board.pseudo_legal_moves:
-        board.push(move)
-        scored.append((move, -float(material_balance(board))))
-        board.pop()
+        after = board.copy(stack=False)  # never touch the caller's board, even briefly
+        after.push(move)
+        scored.append((move, -float(material_balance(after))))
     scored.sort(key=lambda item: -item[1])
     return scored[:k]
 
