@@ -37,7 +37,7 @@ import chess
 from reconchess import GameHistory, LocalGame, Player, WinReason
 
 from rbc_bot import stats
-from rbc_bot.players import BotSpec
+from rbc_bot.players import BotSpec, BotSpecError
 
 log = logging.getLogger(__name__)
 
@@ -671,8 +671,18 @@ class MatchSettings:
             stats.sprt_bounds(self.sprt.alpha, self.sprt.beta)
             if self.sprt.elo1 <= self.sprt.elo0:
                 raise ValueError(f"--sprt needs ELO0 < ELO1: {self.sprt.elo0} {self.sprt.elo1}")
-        self.a.validate()
-        self.b.validate()
+        validate_spec(self.a)
+        validate_spec(self.b)
+
+
+def validate_spec(spec: BotSpec) -> None:
+    """``spec.validate()``, with any import-time failure of our own bot turned into a clear BotSpecError."""
+    try:
+        spec.validate()
+    except BotSpecError:
+        raise
+    except Exception as exc:
+        raise BotSpecError(f"bot {spec.name}: {type(exc).__name__}: {exc}") from exc
 
 
 def match_jobs(settings: MatchSettings) -> list[GameJob]:
@@ -931,7 +941,7 @@ def run_tournament(
     if seconds <= 0 or increment < 0 or jobs < 1:
         raise ValueError(f"need --seconds > 0, --increment >= 0, --jobs >= 1: {seconds}, {increment}, {jobs}")
     for bot in bots:
-        bot.validate()
+        validate_spec(bot)
     names = [short_name(bot) for bot in bots]
     if len(set(names)) != len(names):
         names = [f"{name}#{k + 1}" for k, name in enumerate(names)]
