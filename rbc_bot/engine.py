@@ -10,6 +10,7 @@ rights without rooks -- all common in RBC belief boards. So every board is sanit
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import logging
@@ -223,9 +224,10 @@ def fallback_top_moves(board: chess.Board, k: int) -> list[tuple[chess.Move, flo
 # One raw UCI process
 
 
-_SCORE_RE = re.compile(r" score (cp|mate) (-?\d+)")
-_MULTIPV_RE = re.compile(r" multipv (\d+)")
-_PV_RE = re.compile(r" pv (\S+)")
+_INFO_RE = re.compile(
+    r"info .*?(?: multipv (\d+))? score (cp|mate) (-?\d+)( lowerbound| upperbound)?(?:.*? pv (\S+))?"
+)
+"""An info line with a score: MultiPV rank, score kind and value, bound, first move of the PV."""
 _PIPELINE_WINDOW = 32
 """Searches in flight per engine: commands are ~100 bytes, so writes never block on a full pipe."""
 
@@ -250,7 +252,8 @@ class _UciProcess:
         self.path = path
         self.timeout = timeout
         self.multipv = 1
-        self._buffer = b""
+        self._partial = b""
+        self._lines: collections.deque[str] = collections.deque()
         self.proc = subprocess.Popen(
             [str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, bufsize=0
         )
@@ -282,11 +285,8 @@ class _UciProcess:
             raise _EngineFailure(f"writing to the engine failed: {exc}") from exc
 
     def readline(self, deadline: float) -> str:
-        while True:
-            newline = self._buffer.find(b"\n")
-            if newline >= 0:
-                line, self._buffer = self._buffer[:newline], self._buffer[newline + 1 :]
-                return line.decode(errors="replace").rstrip("\r")
+        # Whole reads are split into lines at once: MultiPV output comes in 64 KB reads of ~400 lines.
+        while not self._lines:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise _EngineFailure(f"no answer within {self.timeout:g} s")
@@ -295,7 +295,9 @@ class _UciProcess:
                 chunk = os.read(self._out, 65536)
                 if not chunk:
                     raise _EngineFailure(f"engine closed its output (exit code {self.proc.poll()})")
-                self._buffer += chunk
+                *complete, self._partial = (self._partial + chunk).split(b"\n")
+                self._lines.extend(line.decode(errors="replace").rstrip("\r") for line in complete)
+        return self._lines.popleft()
 
     def _lines_until(self, prefix: str) -> list[str]:
         deadline = time.monotonic() + self.timeout
@@ -334,26 +336,22 @@ class _UciProcess:
                 line = self.readline(deadline)
                 if line.startswith("bestmove"):
                     break
-                if not line.startswith("info") or " score " not in line:
+                info = _INFO_RE.match(line)
+                if info is None:
                     continue
-                score_match = _SCORE_RE.search(line)
-                if score_match is None:
-                    continue
-                multipv_match = _MULTIPV_RE.search(line)
-                rank = int(multipv_match.group(1)) if multipv_match else 1
+                multipv, kind, value, bound, pv = info.groups()
+                rank = int(multipv) if multipv else 1
                 # A node limit can stop the search on a fail-low/high line ("upperbound -110" at move 1):
                 # a bound never replaces an exact score already seen for that line.
-                bound = " upperbound" in line or " lowerbound" in line
                 if bound and rank in result.exact:
                     continue
                 if not bound:
                     result.exact.add(rank)
-                score = score_to_cp(score_match.group(1), int(score_match.group(2)))
+                score = score_to_cp(kind, int(value))
                 if rank == 1:
                     result.score = score
-                pv_match = _PV_RE.search(line)
-                if pv_match is not None:
-                    result.lines[rank] = (pv_match.group(1), score)
+                if pv is not None:
+                    result.lines[rank] = (pv, score)
             done(index, result)
 
     def kill(self) -> None:
