@@ -158,7 +158,11 @@ class _ProcessSeat:
         )
         self.process.start()
         child_conn.close()
-        self._receive(start_timeout)
+        self.start_timeout = start_timeout
+
+    def ready(self) -> None:
+        """Wait until the bot is built (both seats start at once; this waits for one)."""
+        self._receive(self.start_timeout)
 
     def _wait(self, timeout: float | None) -> bool:
         """Wait for an answer in short slices, so a stop request is seen within a quarter second."""
@@ -279,7 +283,8 @@ def mp_context() -> BaseContext:
     """Forkserver (children fork from a clean, preloaded server: fast and thread-safe), else spawn."""
     try:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(["chess", "reconchess", "rbc_bot.players"])
+        # Everything a bot process imports anyway, imported once in the server instead of per game.
+        context.set_forkserver_preload(["numpy", "chess", "reconchess", "rbc_bot.players", "rbc_bot.match"])
         return context
     except ValueError:  # pragma: no cover - platforms without forkserver
         return multiprocessing.get_context("spawn")
@@ -384,6 +389,9 @@ def play_game(
                         color, spec, kwargs, seed, context, 60 + watchdog_margin, stop
                     )
                 players[color] = _ProxyPlayer(seats[color], watchdog_timeout)
+            for seat in seats.values():
+                if isinstance(seat, _ProcessSeat):
+                    seat.ready()
             players[chess.WHITE].handle_game_start(chess.WHITE, game.board.copy(), black.name)
             players[chess.BLACK].handle_game_start(chess.BLACK, game.board.copy(), white.name)
             game.start()
