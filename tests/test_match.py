@@ -24,6 +24,7 @@ ROOT = Path(__file__).parent.parent
 BOTS = Path(__file__).parent / "bots"
 CRASH_BOT = str(BOTS / "crash_bot.py")
 HANG_BOT = str(BOTS / "hang_bot.py")
+LONELY_BOT = str(BOTS / "lonely_bot.py")
 
 
 def taken_moves(replay: str | None) -> list[str | None]:
@@ -89,6 +90,15 @@ def test_bot_that_raises_loses_with_crash_and_traceback(tmp_path: Path, isolate:
     assert result.plies == 5  # white's 3 turns + black's 2 completed turns
     history = GameHistory.from_file(result.replay)  # the replay is still a valid, finished game
     assert history.get_winner_color() == chess.WHITE
+
+
+def test_isolated_bots_do_not_share_module_globals(tmp_path: Path) -> None:
+    lonely = BotSpec(LONELY_BOT)
+    isolated = play_game(lonely, lonely, seconds=30, increment=0, out_dir=tmp_path, isolate=True)
+    assert isolated.reason == "MOVE_LIMIT" and isolated.crashed is None  # 100 passes: a draw
+    shared = play_game(lonely, lonely, seconds=30, increment=0, out_dir=tmp_path, isolate=False)
+    assert shared.reason == "CRASH" and shared.crashed == "white"
+    assert shared.traceback is not None and "bots share this process" in shared.traceback
 
 
 def test_watchdog_ends_a_hung_game(tmp_path: Path) -> None:
