@@ -138,7 +138,9 @@ def test_connect_survives_a_server_restart_while_waiting(tmp_path: Path) -> None
             client.wait_for("connected to", count=2)
             game_id, (winner, reason, history) = bob_plays(second.url, AttackerBot())
             client.wait_for(f"finished game {game_id}")
-            assert game_row(second.url, game_id)["win_reason"] == reason.name
+            row = game_row(second.url, game_id)
+            assert (row["winner_color"], row["win_reason"]) == (winner, reason.name)
+            assert history == server_history(second.url, game_id)
     finally:
         assert client.stop() == 0
 
@@ -155,6 +157,7 @@ def test_injected_5xx_are_retried_and_the_game_completes(tmp_path: Path) -> None
             assert "server error HTTP 503" in client.text()
             assert history == server_history_retrying(server.url, game_id)
             assert reason in (WinReason.KING_CAPTURE, WinReason.TURN_LIMIT)
+            assert (winner, reason) == (history.get_winner_color(), history.get_win_reason())
         finally:
             assert client.stop() == 0
 
