@@ -14,12 +14,12 @@ import chess
 import pytest
 import reconchess
 import requests
-from reconchess import GameHistory, LocalGame, WinReason
+from reconchess import GameHistory, WinReason
 from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot
 from reconchess.history import GameHistoryDecoder
 
-from rbc_bot.server.testing import ServerProcess, accept_all, invite, play_game
+from rbc_bot.server.testing import ServerProcess, accept_all, invite, play_game, replay_through_local_game
 
 A, B = ("alice", "pw-a"), ("bob", "pw-b")
 SHORT = ["--full-turn-limit", "5", "--seconds", "120", "--increment", "0"]
@@ -29,23 +29,6 @@ SHORT = ["--full-turn-limit", "5", "--seconds", "120", "--increment", "0"]
 def server(tmp_path: Path) -> Any:
     with ServerProcess(tmp_path / "rbc.sqlite3", users=[A, B], extra=SHORT) as proc:
         yield proc
-
-
-def replay_through_local_game(history: GameHistory) -> None:
-    """Re-apply the recorded senses and requested moves in a fresh LocalGame: every result must agree."""
-    game = LocalGame(seconds_per_player=None)
-    game.start()
-    for turn in history.turns():
-        assert game.turn == turn.color
-        if history.has_sense(turn):
-            seen = game.sense(history.sense(turn))
-            assert [list(x) for x in seen] == [list(x) for x in history.sense_result(turn)]
-        if history.has_move(turn):
-            _, taken, capture = game.move(history.requested_move(turn))
-            assert taken == history.taken_move(turn)
-            assert capture == history.capture_square(turn)
-            assert game.board.fen(en_passant="fen") == history.truth_fen_after_move(turn)
-        game.end_turn()
 
 
 def game_row(url: str, game_id: int) -> dict[str, Any]:

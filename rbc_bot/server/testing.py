@@ -20,7 +20,7 @@ from typing import Any
 
 import reconchess
 import requests
-from reconchess import Player
+from reconchess import GameHistory, LocalGame, Player
 
 RUN_BOT = Path(__file__).resolve().parents[2] / "run_bot.py"
 URL_RE = re.compile(r"listening on (http://\S+)")
@@ -150,3 +150,31 @@ def play_game(
     for thread in threads:
         thread.join()
     return results
+
+
+def replay_through_local_game(history: GameHistory) -> None:
+    """Re-apply the recorded senses and requested moves in a fresh LocalGame; raise on any disagreement."""
+    game = LocalGame(seconds_per_player=None)
+    game.start()
+    for turn in history.turns():
+        _agree(game.turn, turn.color, f"{turn}: side to move")
+        if history.has_sense(turn):
+            seen = game.sense(history.sense(turn))
+            _agree(
+                [list(x) for x in seen],
+                [list(x) for x in history.sense_result(turn)],
+                f"{turn}: sense result",
+            )
+        if history.has_move(turn):
+            _, taken, capture = game.move(history.requested_move(turn))
+            _agree(taken, history.taken_move(turn), f"{turn}: taken move")
+            _agree(capture, history.capture_square(turn), f"{turn}: capture square")
+            _agree(
+                game.board.fen(en_passant="fen"), history.truth_fen_after_move(turn), f"{turn}: board after"
+            )
+        game.end_turn()
+
+
+def _agree(actual: Any, recorded: Any, what: str) -> None:
+    if actual != recorded:
+        raise AssertionError(f"{what}: LocalGame gives {actual!r}, the history says {recorded!r}")
