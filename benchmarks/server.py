@@ -140,7 +140,8 @@ def main() -> int:
         per_ply = (remote_seconds - local_seconds) / plies
         print(f"same game local and remote: {same}; {plies} plies")
         print(
-            f"local {local_seconds:.2f} s, remote {remote_seconds:.2f} s: server + polling add {per_ply:.3f} s/ply"
+            f"local {local_seconds:.2f} s, remote {remote_seconds:.2f} s:"
+            f" HTTP + polling add {per_ply:.3f} s/ply"
         )
         out.update(
             plies=plies,
