@@ -224,3 +224,28 @@ def test_restart_keeps_users_and_records_the_unfinished_game(tmp_path: Path, how
         assert moves == [chess.Move.from_uci("e2e4"), chess.Move.from_uci("e7e5")]
         if how == signal.SIGKILL:
             assert "left unfinished by the previous run" in "".join(second.stdout_lines)
+
+
+def test_stock_rc_register_creates_an_account_and_names_are_unique(server: ServerProcess) -> None:
+    rc_register = Path(sys.executable).with_name("rc-register")
+    cmd = [str(rc_register) if rc_register.exists() else "rc-register", "--username", "carol"]
+    cmd += [
+        "--email",
+        "c@example.org",
+        "--affiliation",
+        "test",
+        "--password",
+        "pw-c",
+        "--server-url",
+        server.url,
+    ]
+    first = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert 'Successfully registered with username "carol"' in first.stdout
+    again = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert "already in use" in again.stdout
+    assert requests.get(f"{server.url}/api/invitations/", auth=("carol", "pw-c"), timeout=10).json() == {
+        "invitations": []
+    }
+    assert (
+        requests.get(f"{server.url}/api/invitations/", auth=("carol", "pw-x"), timeout=10).status_code == 401
+    )
