@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -26,6 +27,9 @@ from rbc_bot.server.testing import RUN_BOT, ServerProcess, invite
 
 A, B = ("alice", "pw-a"), ("bob", "pw-b")
 SHORT = ["--full-turn-limit", "5", "--seconds", "120", "--increment", "0"]
+
+# Our bot once it exists (rbc_bot.bot is written in parallel); a reconchess bot until then.
+OUR_BOT = "rbc_bot" if importlib.util.find_spec("rbc_bot.bot") is not None else "attacker"
 
 CRASH_BOT = '''
 from reconchess import Player
@@ -193,7 +197,7 @@ def test_ladder_pairs_connect_with_stock_rc_connect_trout(tmp_path: Path) -> Non
     extra = [*SHORT, "--ladder", "--ladder-interval", "1"]
     with ServerProcess(tmp_path / "ladder.sqlite3", users=[A, B], extra=extra) as server:
         url = server.url
-        ours = ConnectProcess(tmp_path, url, A, "attacker", "--ranked", "--max-concurrent-games", "1")
+        ours = ConnectProcess(tmp_path, url, A, OUR_BOT, "--ranked", "--max-concurrent-games", "1")
         rc_out = tmp_path / "rc_connect.out"
         cmd = [str(Path(sys.executable).with_name("rc-connect")), "reconchess.bots.trout_bot"]
         cmd += ["--username", B[0], "--password", B[1], "--server-url", url, "--max-concurrent-games", "1"]
