@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -113,20 +114,28 @@ def test_wrong_password_exits_1_with_a_clear_message(tmp_path: Path) -> None:
         assert "HTTP 401" in client.text()
 
 
-def test_connect_plays_and_records_the_same_game_as_the_server(tmp_path: Path) -> None:
+def test_connect_plays_and_records_the_same_game_and_sigterm_lets_it_finish(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "play.sqlite3", users=[A, B], extra=SHORT) as server:
-        client = ConnectProcess(tmp_path, server.url, A, "attacker")
-        try:
-            client.wait_for("connected to")
-            game_id, (winner, reason, history) = bob_plays(server.url, RandomBot())
-            client.wait_for(f"finished game {game_id}")
-            saved = GameHistory.from_file(str(client.replays / f"server_game_{game_id}.json"))
-            assert saved == history == server_history(server.url, game_id)
-            row = game_row(server.url, game_id)
-            assert (row["winner_color"], row["win_reason"]) == (winner, reason.name)
-        finally:
-            assert client.stop() == 0
-        assert "unranked" in client.text() and "goodbye" in client.text()
+        client = ConnectProcess(tmp_path, server.url, A, "attacker", "--ranked")
+        client.wait_for("connected to")
+        assert requests.get(f"{server.url}/api/users/me/version", auth=A, timeout=10).json() == {"version": 1}
+        played: dict[str, Any] = {}
+        bob = threading.Thread(target=lambda: played.update(game=bob_plays(server.url, RandomBot())))
+        bob.start()
+        client.wait_for("accepted: playing game")
+        client.proc.send_signal(signal.SIGTERM)  # mid-game: unrank, finish the game, then exit
+        bob.join(120)
+        assert client.proc.wait(60) == 0
+        game_id, (winner, reason, history) = played["game"]
+        log = client.text()
+        assert log.index("SIGTERM received") < log.index(f"finished game {game_id}") < log.index("goodbye")
+        saved = GameHistory.from_file(str(client.replays / f"server_game_{game_id}.json"))
+        assert saved == history == server_history(server.url, game_id)
+        row = game_row(server.url, game_id)
+        assert (row["winner_color"], row["win_reason"]) == (winner, reason.name)
+        board = requests.get(f"{server.url}/api/leaderboard", timeout=10).json()["leaderboard"]
+        assert A[0] not in [e["username"] for e in board]  # unranked on the way out
+        assert client.log.read_text().count(f"finished game {game_id}") == 1  # the log file has it too
 
 
 def test_connect_survives_a_server_restart_while_waiting(tmp_path: Path) -> None:

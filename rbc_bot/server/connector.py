@@ -122,6 +122,9 @@ class Connector:
         except AuthError as exc:
             logger.error("%s. Check --username and the password (--password-env).", exc)
             return 1
+        except ServerError as exc:
+            logger.error("the server refused a lobby request: %s", exc)
+            return 1
         finally:
             for sig, handler in previous.items():
                 signal.signal(sig, handler)
