@@ -239,3 +239,32 @@ def test_ladder_pairs_connect_with_stock_rc_connect_trout(tmp_path: Path) -> Non
         assert board[A[0]]["wins"] == wins_a
         page = requests.get(f"{url}/", timeout=10).text
         assert "RBC local ladder" in page and A[0] in page and B[0] in page
+
+
+def test_connect_invites_a_stock_rc_connect_bot_and_plays_both_colours(tmp_path: Path) -> None:
+    with ServerProcess(tmp_path / "invite.sqlite3", users=[A, B], extra=SHORT) as server:
+        cmd = [str(Path(sys.executable).with_name("rc-connect")), "reconchess.bots.random_bot"]
+        cmd += ["--username", B[0], "--password", B[1], "--server-url", server.url]
+        with open(tmp_path / "rc.out", "w") as out:
+            stock = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT)
+        try:
+            nobody = ConnectProcess(tmp_path, server.url, A, "attacker", "--invite", "nobody")
+            assert nobody.proc.wait(60) == 1 and "unknown opponent 'nobody'" in nobody.text()
+            ours = ConnectProcess(
+                tmp_path, server.url, A, "attacker", "--invite", B[0], "--invite-games", "2"
+            )
+            assert ours.proc.wait(120) == 0, ours.text()
+        finally:
+            stock.send_signal(signal.SIGINT)
+            stock.wait(30)
+        games = requests.get(f"{server.url}/api/games/", auth=A, timeout=10).json()["games"]
+        assert sorted((g["white"], g["status"]) for g in games) == [(A[0], "finished"), (B[0], "finished")]
+        for game in games:
+            outcome = (
+                "draw"
+                if game["winner_color"] is None
+                else "won"
+                if (game["white"] == A[0]) == game["winner_color"]
+                else "lost"
+            )
+            assert f"game {game['id']}: {outcome} ({game['win_reason']})" in ours.text()

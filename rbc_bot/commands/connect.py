@@ -34,6 +34,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--log-file", default=None, help="log file (default replays/connect-USERNAME.log; 'none' to disable)"
     )
     parser.add_argument(
+        "--invite",
+        metavar="OPPONENT",
+        default=None,
+        help="instead of waiting for invitations: invite OPPONENT, play those games, then exit",
+    )
+    parser.add_argument(
+        "--invite-games", type=int, default=1, help="with --invite: games to play (colours alternate)"
+    )
+    parser.add_argument(
         "--replay-dir", default="replays", help="where finished games are saved ('none': not)"
     )
 
@@ -76,5 +85,7 @@ def run(args: argparse.Namespace) -> int:
         log_file=log_file,
         replay_dir=None if args.replay_dir.lower() == "none" else args.replay_dir,
         verbosity=verbosity,
+        invite=args.invite,
+        invite_games=args.invite_games,
     )
     return Connector(options).run()

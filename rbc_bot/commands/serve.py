@@ -41,7 +41,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--full-turn-limit",
         type=_optional_int,
         default=None,
-        help="full turns before a draw (default: no limit)",
+        help="full turns before a draw ('none' = no limit)",
     )
     parser.add_argument(
         "--ready-timeout",

@@ -36,14 +36,19 @@ class ConnectOptions:
     log_file: str | None = None
     replay_dir: str | None = "replays"
     verbosity: int = 1
+    invite: str | None = None
+    invite_games: int = 1
 
     @property
     def auth(self) -> tuple[str, str]:
         return self.username, self.password
 
 
-def play_invitation(options: ConnectOptions, invitation_id: int) -> None:
-    """Child process: accept, play, save the replay; error_resign on a crash; always finish."""
+def play_invitation(options: ConnectOptions, invitation_id: int | None, game_id: int | None = None) -> None:
+    """Child process: accept, play, save the replay; error_resign on a crash; always finish.
+
+    With ``game_id`` (a game we invited someone to) there is no invitation to accept or finish.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop, games run to the end
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     from rbc_bot.logs import configure_logging
@@ -51,12 +56,14 @@ def play_invitation(options: ConnectOptions, invitation_id: int) -> None:
 
     configure_logging(options.verbosity, Path(options.log_file) if options.log_file else None)
     client = ApiClient(options.server_url, options.auth, max_backoff=options.max_backoff)
-    try:
-        game_id = client.accept(invitation_id)
-    except (ServerError, AuthError) as exc:
-        logger.error("invitation %d could not be accepted: %s", invitation_id, exc)
-        return
-    logger.info("invitation %d accepted: playing game %d with %s", invitation_id, game_id, options.bot)
+    if invitation_id is not None:
+        try:
+            game_id = client.accept(invitation_id)
+        except (ServerError, AuthError) as exc:
+            logger.error("invitation %d could not be accepted: %s", invitation_id, exc)
+            return
+        logger.info("invitation %d accepted: playing game %d with %s", invitation_id, game_id, options.bot)
+    assert game_id is not None
     try:
         player = BotSpec(options.bot).create()
         winner, reason, history = play_remote(
@@ -79,10 +86,11 @@ def play_invitation(options: ConnectOptions, invitation_id: int) -> None:
         except Exception:
             logger.exception("error_resign for game %d failed", game_id)
     finally:
-        try:
-            client.finish(invitation_id)
-        except Exception:
-            logger.exception("finishing invitation %d failed", invitation_id)
+        if invitation_id is not None:
+            try:
+                client.finish(invitation_id)
+            except Exception:
+                logger.exception("finishing invitation %d failed", invitation_id)
 
 
 def _my_color(history: reconchess.GameHistory, username: str) -> bool:
@@ -163,6 +171,8 @@ class Connector:
         logger.info("connecting to %s as %s with bot %s", opts.server_url, opts.username, opts.bot)
         if not self._connect(backoff):
             return 0 if self.stopping.is_set() else 1
+        if opts.invite:
+            return self._play_invitations_we_send()
         connected = False
         while not self.stopping.is_set():
             try:
@@ -196,6 +206,36 @@ class Connector:
             self.stopping.wait(opts.poll_interval)
         return self._shutdown()
 
+    def _play_invitations_we_send(self) -> int:
+        """``--invite NAME``: invite NAME to ``invite_games`` games (colours alternate), play them, exit."""
+        opts = self.options
+        assert opts.invite is not None
+        games: list[int] = []
+        for index in range(opts.invite_games):
+            while len(self.processes) >= opts.max_concurrent_games and not self.stopping.is_set():
+                self._reap()
+                self.stopping.wait(0.2)
+            if self.stopping.is_set():
+                break
+            color = index % 2 == 0  # white first
+            game_id = int(
+                self.client.post("/api/invitations/", {"opponent": opts.invite, "color": color})["game_id"]
+            )
+            logger.info(
+                "invited %s to game %d (we play %s)", opts.invite, game_id, "white" if color else "black"
+            )
+            process = self._mp.Process(
+                target=play_invitation, args=(opts, None, game_id), name=f"rbc-game-{game_id}"
+            )
+            process.start()
+            self.processes[-game_id] = process  # negative keys: games, not invitations
+            games.append(game_id)
+        self._shutdown()
+        for game_id in games:
+            row = self.client.get(f"/api/games/{game_id}")
+            logger.info("game %d: %s", game_id, _describe(row, opts.username))
+        return 0
+
     def _reap(self) -> None:
         for invitation, process in list(self.processes.items()):
             if not process.is_alive():
@@ -213,3 +253,14 @@ class Connector:
             time.sleep(0.2)
         logger.info("all games finished; goodbye")
         return 0
+
+
+def _describe(row: dict[str, object], username: str) -> str:
+    """One line for a game summary from ``GET /api/games/<id>`` (our server's extension)."""
+    winner = row.get("winner_color")
+    if row.get("status") != "finished":
+        return str(row.get("status"))
+    if winner is None:
+        return f"draw ({row.get('win_reason')})"
+    mine = (row.get("white") == username) == winner
+    return f"{'won' if mine else 'lost'} ({row.get('win_reason')})"
