@@ -191,6 +191,9 @@ def test_error_resign_loses_on_time_and_is_recorded(server: ServerProcess) -> No
     row = game_row(url, game_id)
     assert (row["status"], row["winner_color"], row["win_reason"]) == ("finished", True, "TIMEOUT")
     assert "error_resign" in row["note"]
+    # The opponent, arriving late, still gets a clean end through the stock client.
+    winner, reason, _ = reconchess.play_remote_game(url, game_id, A, RandomBot())
+    assert (winner, reason) == (chess.WHITE, WinReason.TIMEOUT)
 
 
 @pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])

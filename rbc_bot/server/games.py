@@ -182,7 +182,8 @@ class ServerGame:
     def ready(self, color: bool) -> dict[str, Any]:
         with self.lock:
             if self.finished:
-                raise GameError(400, f"game {self.id} is finished")
+                # E.g. the opponent error-resigned first: let the client go on to see the result.
+                return {}
             if color in self.ready_colors:
                 raise GameError(400, "already ready")
             self.ready_colors.add(color)
