@@ -1,0 +1,145 @@
+"""``analyze PATH``: understand finished games (ours or anyone's) from their GameHistory files.
+
+Why: after a loss you want to know what the bot could have believed, what its senses bought, and
+where its moves went wrong, without reading debug logs. PATH is one game (local ``GameHistory.save``
+output or a server download wrapped as ``{"game_history": ...}``) or a folder of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+
+import chess
+from rich.console import Console
+
+from rbc_bot.replay.analysis import Options, analyse
+from rbc_bot.replay.load import ReplayError, load_game
+from rbc_bot.replay.report import print_aggregate, print_summary, write_aggregate, write_game
+from rbc_bot.replay.resim import DEFAULT_CAP, DEFAULT_SECONDS, DEFAULT_STASH_LIMIT
+
+logger = logging.getLogger(__name__)
+
+SIDES = {"white": [chess.WHITE], "black": [chess.BLACK], "both": [chess.WHITE, chess.BLACK]}
+SKIP_NAMES = {"summary.json", "aggregate.json"}
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", type=Path, metavar="PATH", help="a GameHistory JSON file or a folder of them")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="output folder (default: GAME.analysis/ beside a file, PATH/analysis/ for a folder)",
+    )
+    parser.add_argument(
+        "--side",
+        choices=sorted(SIDES),
+        default=None,
+        help="side(s) to analyse (default: ours when a turn log lies beside the game, else both)",
+    )
+    parser.add_argument(
+        "--engine-nodes", type=int, default=20_000, metavar="N", help="Stockfish node limit per position"
+    )
+    parser.add_argument("--no-engine", action="store_true", help="skip the Stockfish mistake analysis")
+    parser.add_argument(
+        "--stockfish", default=None, metavar="PATH", help="Stockfish binary (default: the usual lookup)"
+    )
+    parser.add_argument(
+        "--belief-cap",
+        type=int,
+        default=DEFAULT_CAP,
+        metavar="N",
+        help="most live boards in the re-simulated belief (0: no cap)",
+    )
+    parser.add_argument(
+        "--belief-seconds",
+        type=float,
+        default=DEFAULT_SECONDS,
+        metavar="S",
+        help="time budget per side for the belief re-simulation",
+    )
+    parser.add_argument(
+        "--stash-limit",
+        type=int,
+        default=DEFAULT_STASH_LIMIT,
+        metavar="N",
+        help="stop a side's re-simulation when the tracker holds more stashed boards than this (memory)",
+    )
+    parser.add_argument("--brief", action="store_true", help="no per-turn table in the terminal")
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console()
+    for name, value, low in (("--engine-nodes", args.engine_nodes, 1), ("--belief-cap", args.belief_cap, 0)):
+        if value < low:
+            print(f"error: {name} must be >= {low}, got {value}", file=sys.stderr)
+            return 2
+    options = Options(
+        sides=SIDES[args.side] if args.side else None,
+        engine_nodes=args.engine_nodes,
+        use_engine=not args.no_engine,
+        belief_cap=args.belief_cap or None,
+        belief_seconds=args.belief_seconds,
+        stash_limit=args.stash_limit,
+        engine_path=args.stockfish,
+    )
+    path: Path = args.path
+    if path.is_dir():
+        return _run_folder(path, args.out or path / "analysis", options, console)
+    if not path.exists():
+        print(f"error: {path}: no such file or folder", file=sys.stderr)
+        return 1
+    try:
+        game = load_game(path)
+    except ReplayError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    out = args.out or path.with_name(path.stem + ".analysis")
+    summary = write_game(analyse(game, options), out)
+    print_summary(summary, console, full=not args.brief)
+    console.print(f"report: {out / 'report.html'}  (also summary.json, game.pgn, *.png)")
+    return 0
+
+
+def find_games(folder: Path, out: Path) -> list[Path]:
+    """Every ``*.json`` under ``folder`` except our own outputs."""
+    out = out.resolve()
+    found = []
+    for path in sorted(folder.rglob("*.json")):
+        if path.name in SKIP_NAMES or out in path.resolve().parents:
+            continue
+        found.append(path)
+    return found
+
+
+def _run_folder(folder: Path, out: Path, options: Options, console: Console) -> int:
+    games = find_games(folder, out)
+    if not games:
+        print(f"error: {folder}: no .json game files found", file=sys.stderr)
+        return 1
+    out.mkdir(parents=True, exist_ok=True)
+    entries = []
+    bad: list[tuple[Path, str]] = []
+    used: set[str] = set()
+    for path in games:
+        try:
+            game = load_game(path)
+        except ReplayError as exc:
+            logger.warning("%s", exc)
+            bad.append((path, str(exc).removeprefix(f"{path}: ")))
+            continue
+        name = path.stem
+        while name in used:
+            name += "_"
+        used.add(name)
+        summary = write_game(analyse(game, options), out / name)
+        print_summary(summary, console, full=False)
+        entries.append((summary, out / name))
+    agg = write_aggregate(out, entries, bad)
+    print_aggregate(agg, console)
+    console.print(f"index: {out / 'index.html'}  ({len(entries)} games, {len(bad)} bad files)")
+    return 0 if entries else 1

@@ -1,0 +1,341 @@
+"""Report writers: the terminal summary (rich), one game's folder, and the folder-mode aggregate."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import logging
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from rbc_bot.replay.analysis import GameAnalysis
+from rbc_bot.replay.pgn import write_pgn
+from rbc_bot.replay.plots import write_plots
+
+logger = logging.getLogger(__name__)
+
+COLUMNS = [
+    ("color", "side"),
+    ("turn", "turn"),
+    ("told_capture", "lost piece on"),
+    ("size_after_opponent", "boards after opp."),
+    ("sense", "sense"),
+    ("size_after_sense", "after sense"),
+    ("eliminated", "eliminated"),
+    ("expected", "expected"),
+    ("best_sense", "best sense"),
+    ("best_expected", "best expected"),
+    ("truth", "truth in belief"),
+    ("requested", "requested"),
+    ("taken", "taken"),
+    ("capture", "captured on"),
+    ("eval_white", "eval (white)"),
+    ("cp_loss", "cp loss"),
+    ("best_move", "engine best"),
+    ("kinds", "mistake"),
+    ("bot_belief", "bot's belief (log)"),
+    ("seconds", "seconds (log)"),
+]
+
+
+def fmt(value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "NO"
+    if isinstance(value, float):
+        return f"{value:,.1f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def pgn_notes(analysis: GameAnalysis) -> dict[tuple[bool, int], str]:
+    notes = {}
+    for color, side in analysis.beliefs.items():
+        for t in side.turns:
+            truth = "truth kept" if t.truth_kept else "TRUTH LOST"
+            notes[color, t.turn] = (
+                f"belief {t.size_after_opponent} -> {t.size_after_sense} after sense ({truth})"
+            )
+    return notes
+
+
+def write_game(analysis: GameAnalysis, out: Path) -> dict[str, Any]:
+    """summary.json, game.pgn, the PNGs and report.html into ``out``; returns the summary."""
+    out.mkdir(parents=True, exist_ok=True)
+    summary = analysis.summary()
+    write_pgn(analysis.game.history, out / "game.pgn", pgn_notes(analysis))
+    pngs = write_plots(analysis, out)
+    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default) + "\n")
+    (out / "report.html").write_text(game_html(summary, pngs), encoding="utf-8")
+    return summary
+
+
+def _img(path: Path) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img alt="{html.escape(path.stem)}" src="data:image/png;base64,{data}">'
+
+
+STYLE = """<style>
+body{font-family:sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;font-size:12px}
+td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}
+th{background:#eee;position:sticky;top:0}
+tr.lost td{background:#fdd} tr.bad td{background:#ffe9c7}
+img{max-width:48%;margin:4px;border:1px solid #ddd}
+.k{color:#666}
+</style>"""
+
+
+def game_html(summary: dict[str, Any], pngs: list[Path]) -> str:
+    e = html.escape
+    title = f"{summary['white']} (white) vs {summary['black']} (black): {summary['result']}"
+    facts = {
+        "file": summary["file"],
+        "result": f"{summary['result']} ({summary['win_reason'] or 'unfinished'})",
+        "turns": summary["turns"],
+        "analysed": ", ".join(summary["analysed_sides"]),
+        "truth always in belief": fmt(summary["truth_always_in_belief"]),
+        "engine": summary["engine"],
+        "mistakes": "{mistake_count} of {moves} moves".format(**summary["mistake_stats"]),
+        "mean cp loss (clipped 1000)": fmt(summary["mistake_stats"]["mean_cp_loss"]),
+    }
+    for name, side in summary["belief"].items():
+        facts[f"{name} belief"] = (
+            f"mean {fmt(side['mean_size_after_sense'])} boards after sense, truth lost on "
+            f"{side['truth_lost_turns']} turns (first: {fmt(side['first_truth_lost'])}), "
+            f"sense expected {fmt(side['sense_expected_mean'])} "
+            f"vs best {fmt(side['best_sense_expected_mean'])}"
+            + (f"; {side['stopped']}" if side["stopped"] else "")
+        )
+    if summary["turn_log"]:
+        facts.update({f"log: {k}": fmt(v) for k, v in summary["turn_log"].items()})
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>{STYLE}</head><body>"
+    ]
+    parts.append(f"<h1>{e(title)}</h1><table>")
+    parts += [
+        f"<tr><th>{e(k)}</th><td style='text-align:left'>{e(str(v))}</td></tr>" for k, v in facts.items()
+    ]
+    parts.append("</table>")
+    if summary["warnings"]:
+        parts.append(
+            "<h2>Warnings</h2><ul>" + "".join(f"<li>{e(w)}</li>" for w in summary["warnings"]) + "</ul>"
+        )
+    parts.append("<h2>Plots</h2>" + "".join(_img(p) for p in pngs if p.name != "overview.png"))
+    parts.append("<h2>Mistakes</h2>")
+    if summary["mistakes"]:
+        parts.append(
+            "<table><tr>"
+            + "".join(f"<th>{h}</th>" for h in ("side", "turn", "kind", "played", "best", "cp loss"))
+            + "</tr>"
+        )
+        for m in summary["mistakes"]:
+            cells = [m["color"], m["turn"], ", ".join(m["kinds"]), m["played"], m["best"], m["cp_loss"]]
+            parts.append("<tr>" + "".join(f"<td>{e(fmt(c))}</td>" for c in cells) + "</tr>")
+        parts.append("</table>")
+    else:
+        parts.append("<p>none found</p>")
+    parts.append("<h2>Per turn</h2><table><tr>" + "".join(f"<th>{e(h)}</th>" for _, h in COLUMNS) + "</tr>")
+    for row in summary["per_turn"]:
+        css = "lost" if row["truth"] is False else "bad" if row["kinds"] else ""
+        parts.append(
+            f"<tr class='{css}'>" + "".join(f"<td>{e(fmt(row[k]))}</td>" for k, _ in COLUMNS) + "</tr>"
+        )
+    parts.append(
+        "</table><p class='k'>expected = boards a sense there removes on average over the same belief; "
+        "cp loss = engine score of the best move minus the move taken, on the true board.</p>"
+    )
+    parts.append("</body></html>\n")
+    return "\n".join(parts)
+
+
+def print_summary(summary: dict[str, Any], console: Console, full: bool = True) -> None:
+    """The rich terminal summary: headline facts, then the per-turn table."""
+    console.print(
+        f"[bold]{summary['white']}[/] (white) vs [bold]{summary['black']}[/] (black): {summary['result']} "
+        f"({summary['win_reason'] or 'unfinished'}), {summary['turns']} turns"
+    )
+    for name, side in summary["belief"].items():
+        lost = side["first_truth_lost"]
+        state = (
+            "[green]truth always in belief[/]"
+            if side["truth_always_in_belief"]
+            else (f"[red]truth lost from turn {lost}[/]" if lost is not None else "[yellow]stopped early[/]")
+        )
+        console.print(
+            f"  {name}: {state}; mean {fmt(side['mean_size_after_sense'])} boards after sense; "
+            f"sense expected {fmt(side['sense_expected_mean'])} "
+            f"vs best {fmt(side['best_sense_expected_mean'])}"
+            + (f"; {side['stopped']}" if side["stopped"] else "")
+        )
+    stats = summary["mistake_stats"]
+    console.print(
+        f"  engine: {summary['engine']}; {stats['mistake_count']} mistakes in {stats['moves']} moves, "
+        f"{stats['king_captures_missed']} king captures missed, "
+        f"{stats['kings_left_capturable']} kings left en prise"
+    )
+    if not full:
+        return
+    table = Table(header_style="bold", box=None, pad_edge=False)
+    for header in (
+        "turn",
+        "boards",
+        "truth",
+        "sense",
+        "elim.",
+        "best sense",
+        "move",
+        "eval",
+        "cp loss",
+        "mistake",
+        "s",
+    ):
+        table.add_column(header, justify="right")
+    for row in summary["per_turn"]:
+        style = "red" if row["truth"] is False else "yellow" if row["kinds"] else None
+        moved = row["taken"] + ("*" if row["requested"] != row["taken"] else "")
+        best = f"{row['best_sense']} {row['best_expected']:.0f}" if row["best_sense"] else "-"
+        cells = [
+            f"{row['color'][0].upper()}{row['turn']}",
+            f"{fmt(row['size_after_opponent'])}>{fmt(row['size_after_sense'])}",
+            {True: "ok", False: "LOST", None: "-"}[row["truth"]],
+            fmt(row["sense"]),
+            fmt(row["eliminated"]),
+            best,
+            moved,
+            fmt(row["eval_white"]),
+            fmt(row["cp_loss"]),
+            row["kinds"],
+            fmt(row["seconds"]),
+        ]
+        table.add_row(*cells, style=style)
+    console.print(table)
+
+
+def aggregate(summaries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Results by player, colour and opponent; belief, truth, time and mistake figures over all games."""
+    records: dict[tuple[str, str, str], dict[str, int]] = defaultdict(
+        lambda: {"games": 0, "wins": 0, "draws": 0, "losses": 0}
+    )
+    for s in summaries:
+        for color, name, opponent in (("white", s["white"], s["black"]), ("black", s["black"], s["white"])):
+            record = records[name, color, opponent]
+            record["games"] += 1
+            key = "draws" if s["winner"] is None else "wins" if s["winner"] == color else "losses"
+            record[key] += 1
+    sides = [side for s in summaries for side in s["belief"].values()]
+    sizes = [side["mean_size_after_sense"] for side in sides if side["mean_size_after_sense"] is not None]
+    turns = sum(side["turns_simulated"] for side in sides)
+    lost = sum(side["truth_lost_turns"] for side in sides)
+    moves = sum(s["mistake_stats"]["moves"] for s in summaries)
+    mistakes = sum(s["mistake_stats"]["mistake_count"] for s in summaries)
+    logs = [s["turn_log"] for s in summaries if s["turn_log"]]
+    return {
+        "games": len(summaries),
+        "results": [
+            {"player": p, "color": c, "opponent": o, **r, "win_rate": r["wins"] / r["games"]}
+            for (p, c, o), r in sorted(records.items())
+        ],
+        "mean_belief_size": sum(sizes) / len(sizes) if sizes else None,
+        "sides_analysed": len(sides),
+        "sides_truth_lost": sum(side["truth_always_in_belief"] is False for side in sides),
+        "turns_truth_lost_rate": lost / turns if turns else None,
+        "moves_scored": moves,
+        "mistake_rate": mistakes / moves if moves else None,
+        "mean_seconds_per_turn": (
+            sum(log["seconds_total"] for log in logs) / sum(log["turns_logged"] for log in logs)
+            if logs
+            else None
+        ),
+        "max_seconds_per_turn": max((log["seconds_max"] or 0 for log in logs), default=None),
+        "min_seconds_left": min(
+            (log["seconds_left_min"] for log in logs if log["seconds_left_min"] is not None), default=None
+        ),
+    }
+
+
+def write_aggregate(
+    out: Path, entries: list[tuple[dict[str, Any], Path]], bad: list[tuple[Path, str]]
+) -> dict[str, Any]:
+    """``aggregate.json`` and ``index.html`` (aggregate tables + links to every game's report)."""
+    agg = aggregate([s for s, _ in entries])
+    agg["bad_files"] = [{"file": str(p), "error": err} for p, err in bad]
+    (out / "aggregate.json").write_text(json.dumps(agg, indent=2) + "\n")
+    e = html.escape
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>RBC games</title>{STYLE}</head><body>"]
+    parts.append(f"<h1>{agg['games']} games analysed</h1><table>")
+    for key in (
+        "mean_belief_size",
+        "sides_analysed",
+        "sides_truth_lost",
+        "turns_truth_lost_rate",
+        "moves_scored",
+        "mistake_rate",
+        "mean_seconds_per_turn",
+        "max_seconds_per_turn",
+        "min_seconds_left",
+    ):
+        parts.append(f"<tr><th>{e(key.replace('_', ' '))}</th><td>{e(fmt(agg[key]))}</td></tr>")
+    parts.append("</table><h2>Results by player, colour and opponent</h2><table><tr>")
+    heads = ["player", "color", "opponent", "games", "wins", "draws", "losses", "win_rate"]
+    parts.append("".join(f"<th>{h}</th>" for h in heads) + "</tr>")
+    for r in agg["results"]:
+        parts.append("<tr>" + "".join(f"<td>{e(fmt(r[h]))}</td>" for h in heads) + "</tr>")
+    parts.append(
+        "</table><h2>Games</h2><table><tr><th>game</th><th>white</th><th>black</th><th>result</th>"
+        "<th>turns</th><th>truth always in belief</th><th>mistakes</th></tr>"
+    )
+    for s, folder in entries:
+        link = f"<a href='{e(folder.name)}/report.html'>{e(Path(s['file']).name)}</a>"
+        cells = [
+            s["white"],
+            s["black"],
+            f"{s['result']} {s['win_reason'] or ''}",
+            s["turns"],
+            fmt(s["truth_always_in_belief"]),
+            s["mistake_stats"]["mistake_count"],
+        ]
+        parts.append(f"<tr><td>{link}</td>" + "".join(f"<td>{e(fmt(c))}</td>" for c in cells) + "</tr>")
+    parts.append("</table>")
+    if bad:
+        parts.append("<h2>Bad files (not analysed)</h2><ul>")
+        parts += [f"<li>{e(str(p))}: {e(err)}</li>" for p, err in bad]
+        parts.append("</ul>")
+    parts.append("</body></html>\n")
+    (out / "index.html").write_text("\n".join(parts), encoding="utf-8")
+    return agg
+
+
+def print_aggregate(agg: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"{agg['games']} games", header_style="bold")
+    for head in ("player", "color", "opponent", "games", "wins", "draws", "losses", "win rate"):
+        table.add_column(head, justify="right")
+    for r in agg["results"]:
+        table.add_row(
+            r["player"],
+            r["color"],
+            r["opponent"],
+            *(fmt(r[k]) for k in ("games", "wins", "draws", "losses")),
+            f"{r['win_rate']:.0%}",
+        )
+    console.print(table)
+    console.print(
+        f"mean belief size {fmt(agg['mean_belief_size'])}; truth lost in {agg['sides_truth_lost']} of "
+        f"{agg['sides_analysed']} sides; mistake rate {fmt(agg['mistake_rate'])}; "
+        f"mean seconds per turn {fmt(agg['mean_seconds_per_turn'])}"
+    )
+    for item in agg["bad_files"]:
+        console.print(f"[red]bad file[/] {item['file']}: {item['error']}")
