@@ -96,7 +96,7 @@ def _read_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        hint = " (the file looks truncated)" if exc.pos >= len(text.rstrip()) else ""
+        hint = "" if text.rstrip().endswith(("}", "]")) else " (the file looks truncated)"
         where = f"line {exc.lineno} column {exc.colno}"
         raise ReplayError(f"{path}: malformed JSON: {exc.msg} at {where}{hint}") from exc
 

@@ -26,6 +26,7 @@ COLUMNS = [
     ("size_after_opponent", "boards after opp."),
     ("sense", "sense"),
     ("size_after_sense", "after sense"),
+    ("size_after_move", "after move"),
     ("eliminated", "eliminated"),
     ("expected", "expected"),
     ("best_sense", "best sense"),
