@@ -77,10 +77,13 @@ def load_game(path: Path) -> LoadedGame:
     history = _decode(path, _read_json(path))
     check_rules(history, path)
     game = LoadedGame(path=path, history=history)
-    log_path = find_turn_log(path)
-    if log_path is not None:
-        game.turn_log_path = log_path
-        game.turn_log, game.warnings = load_turn_log(log_path)
+    logs = find_turn_logs(path)
+    if logs:
+        game.turn_log_path = logs[0]
+    for log_path in logs:
+        rows, warnings = load_turn_log(log_path)
+        game.turn_log.update(rows)
+        game.warnings += warnings
     return game
 
 
@@ -208,12 +211,12 @@ def window(square: int) -> list[int]:
     ]
 
 
-def find_turn_log(path: Path) -> Path | None:
-    """Our bot's per-turn log beside a history: ``game.turns.jsonl`` or ``game.json.turns.jsonl``."""
-    for candidate in (path.with_suffix(".turns.jsonl"), path.with_name(path.name + ".turns.jsonl")):
-        if candidate.is_file():
-            return candidate
-    return None
+def find_turn_logs(path: Path) -> list[Path]:
+    """Our bot's per-turn logs beside a history: ``game.json.turns.jsonl`` (or ``game.turns.jsonl``), and
+    ``game.json.white.turns.jsonl`` / ``.black.turns.jsonl`` when both sides were ours (rbc_bot.match)."""
+    names = [f"{path.name}.turns.jsonl", f"{path.stem}.turns.jsonl"]
+    names += [f"{path.name}.{color}.turns.jsonl" for color in ("white", "black")]
+    return [path.with_name(name) for name in dict.fromkeys(names) if path.with_name(name).is_file()]
 
 
 def load_turn_log(path: Path) -> tuple[dict[tuple[bool, int], dict[str, Any]], list[str]]:
