@@ -23,7 +23,7 @@ from rbc_bot.replay.resim import DEFAULT_CAP, DEFAULT_SECONDS, DEFAULT_STASH_LIM
 logger = logging.getLogger(__name__)
 
 SIDES = {"white": [chess.WHITE], "black": [chess.BLACK], "both": [chess.WHITE, chess.BLACK]}
-SKIP_NAMES = {"summary.json", "aggregate.json"}
+SKIP_NAMES = {"summary.json", "aggregate.json", "match.json"}  # our own outputs, not games
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
