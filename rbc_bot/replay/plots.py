@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import chess
 import matplotlib.pyplot as plt
 from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
 
 from rbc_bot.replay.analysis import GameAnalysis, turn_seconds
 
@@ -154,6 +155,7 @@ def write_plots(analysis: GameAnalysis, out: Path) -> list[Path]:
     for name, draw in PLOTS.items():
         fig, ax = plt.subplots(figsize=(8, 4))
         draw(ax, analysis)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         fig.tight_layout()
         fig.savefig(out / name, dpi=90)
         plt.close(fig)
@@ -161,6 +163,7 @@ def write_plots(analysis: GameAnalysis, out: Path) -> list[Path]:
     fig, axes = plt.subplots(2, 2, figsize=(13, 8))
     for ax, draw in zip(axes.flat, PLOTS.values(), strict=True):
         draw(ax, analysis)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.suptitle(f"{analysis.game.white_name} (white) vs {analysis.game.black_name} (black)")
     fig.tight_layout()
     fig.savefig(out / "overview.png", dpi=80)
