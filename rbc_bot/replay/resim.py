@@ -154,9 +154,13 @@ def resimulate(
     every sampled-away board, which grows without bound against bots that sense poorly), ends the
     re-simulation early; the turns done so far are kept and ``error`` says why.
     """
-    from rbc_bot.belief import BeliefTracker
-
     side = SideBelief(color=chess.COLOR_NAMES[color], cap=cap)
+    try:
+        from rbc_bot.belief import BeliefTracker
+    except ImportError as exc:
+        side.error = f"belief tracker unavailable: {exc}"
+        logger.error("%s", side.error)
+        return side
     tracker = BeliefTracker(color, cap=cap, seed=seed)
     deadline = time.perf_counter() + seconds
 
