@@ -1,0 +1,313 @@
+"""Replay analysis on histories of real reconchess games played here (RandomBot vs AttackerBot).
+
+Checked against the game itself: the re-simulated belief holds the true board at every turn (no cap,
+short games, so the set is exact), the sense scores match a brute-force count, the PGN replays to
+the final true board, the reports hold the game's numbers, and each kind of bad file is refused
+with its name in the message.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import chess
+import chess.pgn
+import pytest
+from reconchess import GameHistory, LocalGame, play_local_game
+from reconchess.bots.attacker_bot import AttackerBot
+from reconchess.bots.random_bot import RandomBot
+
+from rbc_bot.cli import main
+from rbc_bot.engine import can_capture_king
+from rbc_bot.replay.load import ReplayError, load_game, window
+from rbc_bot.replay.pgn import RbcGameBuilder, rbc_moves, read_pgn, write_pgn
+from rbc_bot.replay.resim import expected_eliminated, resimulate
+
+NODES = "2000"
+
+
+def play(seed: int, full_turns: int, white: type = RandomBot, black: type = AttackerBot) -> GameHistory:
+    random.seed(seed)
+    game = LocalGame(seconds_per_player=None, full_turn_limit=full_turns)
+    _, _, history = play_local_game(white(), black(), game=game)
+    return history
+
+
+@pytest.fixture(scope="module")
+def games(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Two short games saved as local GameHistory files, plus one in the server's wrapped form."""
+    folder = tmp_path_factory.mktemp("games")
+    paths = {}
+    for name, seed in (("a", 3), ("b", 12)):
+        paths[name] = folder / f"{name}.json"
+        play(seed, 5).save(paths[name])
+    raw = json.loads(paths["b"].read_text())
+    paths["wrapped"] = folder / "server.json"
+    paths["wrapped"].write_text(json.dumps({"game_history": raw, "id": 12345}))
+    return paths
+
+
+@pytest.fixture(scope="module")
+def long_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A game (seed chosen for it) with RBC-only moves, a missed king capture and a king-capture win."""
+    path = tmp_path_factory.mktemp("long") / "long.json"
+    play(11, 40).save(path)
+    return path
+
+
+def test_resimulation_holds_the_truth_at_every_turn(games: dict[str, Path]) -> None:
+    pytest.importorskip("rbc_bot.belief", reason="the belief tracker (rbc_bot.belief) is not on main yet")
+    for name in ("a", "b"):
+        history = load_game(games[name]).history
+        for color in chess.COLORS:
+            side = resimulate(history, color, cap=None)
+            assert side.error is None
+            assert len(side.turns) == history.num_turns(color)
+            for t in side.turns:
+                assert t.truth_after_opponent and t.truth_after_sense, (name, color, t)
+                assert t.truth_after_move is not False, (name, color, t)
+                assert t.sense_eliminated == t.size_after_opponent - t.size_after_sense >= 0
+                if t.best_sense_expected is not None:
+                    assert t.sense_expected is not None
+                    assert t.best_sense_expected >= t.sense_expected - 1e-9
+            assert side.truth_always_in_belief is True
+
+
+def test_expected_eliminated_matches_a_brute_force_count(games: dict[str, Path]) -> None:
+    belief = pytest.importorskip(
+        "rbc_bot.belief", reason="the belief tracker (rbc_bot.belief) is not on main yet"
+    )
+    history = load_game(games["a"]).history
+    tracker = belief.BeliefTracker(chess.BLACK)
+    for turn in list(history.turns(chess.BLACK))[:3]:
+        tracker.on_opponent_move(history.capture_square(turn.previous))
+        tracker.on_sense(history.sense(turn), history.sense_result(turn))
+        tracker.on_own_move(*history.move_result(turn))
+    tracker.on_opponent_move(None)
+    boards = list(tracker)
+    assert len(boards) > 20
+    centres = [chess.A1, chess.E4, chess.H8, chess.B7]
+    fast = expected_eliminated(tracker.pieces, centres)
+    for centre in centres:
+        groups: dict[tuple[Any, ...], int] = {}
+        for board in boards:
+            key = tuple(board.piece_at(sq) for sq in window(centre))
+            groups[key] = groups.get(key, 0) + 1
+        # Truth uniform over the boards: a sense leaving group g removes n - |g| boards with chance |g|/n.
+        brute = sum(size / len(boards) * (len(boards) - size) for size in groups.values())
+        assert fast[centre] == pytest.approx(brute)
+
+
+def test_pgn_replays_to_the_final_true_board(long_game: Path, tmp_path: Path) -> None:
+    history = load_game(long_game).history
+    out = write_pgn(history, tmp_path / "game.pgn")
+    game = read_pgn(out)
+    assert game is not None and not game.errors
+    moves = [t for t in history.turns() if history.has_move(t)]
+    assert len(list(game.mainline_moves())) == len(moves)
+    final = chess.Board(history.truth_fen_after_move(moves[-1]))
+    assert game.end().board().board_fen() == final.board_fen()
+    assert game.headers["Result"] == {True: "1-0", False: "0-1"}[history.get_winner_color()]
+    # The game must exercise the RBC-only path (a move chess calls illegal), else this test proves little.
+    board = chess.Board()
+    rbc_only = 0
+    for turn in moves:
+        move = history.taken_move(turn) or chess.Move.null()
+        if move and not board.is_legal(move):
+            assert move in rbc_moves(board)
+            rbc_only += 1
+        board.push(move)
+    assert rbc_only > 0
+    # Plain python-chess stops at the first RBC-only move; ours does not.
+    plain = chess.pgn.read_game(out.open())
+    assert plain is not None and plain.errors
+    with out.open() as handle:
+        assert chess.pgn.read_game(handle, Visitor=RbcGameBuilder) is not None
+
+
+def run_cli(*argv: str) -> int:
+    return main(["analyze", *argv])
+
+
+def test_single_game_report_holds_the_numbers(long_game: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    assert run_cli(str(long_game), "--out", str(out), "--engine-nodes", NODES, "--belief-seconds", "20") == 0
+    for name in (
+        "report.html",
+        "summary.json",
+        "game.pgn",
+        "belief_size.png",
+        "sense_eliminated.png",
+        "time_per_turn.png",
+        "evaluation.png",
+        "overview.png",
+    ):
+        assert (out / name).stat().st_size > 0, name
+    assert (out / "belief_size.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    history = load_game(long_game).history
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["turns"] == history.num_turns()
+    assert summary["result"] == ("1-0" if history.get_winner_color() else "0-1")
+    assert summary["analysed_sides"] == ["white", "black"]
+    assert summary["truth_always_in_belief"] in (True, False, None)
+    # The king captures the engine flags as missed are exactly the true boards where the mover could take
+    # the king and did not.
+    missed = {(m["color"], m["turn"]) for m in summary["mistakes"] if "king capture missed" in m["kinds"]}
+    expected = set()
+    for turn in history.turns():
+        if history.has_move(turn):
+            before = history.truth_board_before_move(turn)
+            after = chess.Board(history.truth_fen_after_move(turn))
+            if can_capture_king(before) and after.king(not turn.color) is not None:
+                expected.add((chess.COLOR_NAMES[turn.color], turn.turn_number))
+    assert missed == expected and missed
+    html = (out / "report.html").read_text()
+    assert html.count("data:image/png;base64,") == 4
+    encoded = html.split("data:image/png;base64,")[1].split('"')[0]
+    assert base64.b64decode(encoded)[:4] == b"\x89PNG"
+    assert f"<td>{summary['turns']}</td>" in html.replace("<td style='text-align:left'>", "<td>")
+    for row in summary["per_turn"][:5]:
+        assert row["sense"] is None or f"<td>{row['sense']}</td>" in html
+
+
+def test_server_wrapped_history_and_turn_log(games: dict[str, Path], tmp_path: Path) -> None:
+    history = load_game(games["b"]).history
+    log = games["wrapped"].with_suffix(".turns.jsonl")
+    rows = [
+        {
+            "turn": t.turn_number,
+            "color": "white",
+            "seconds_left": 900.0 - t.turn_number,
+            "seconds_sense": 0.25,
+            "seconds_move": 0.5 + t.turn_number,
+            "belief": {"after_sense": [7 + t.turn_number, 0]},
+            "recoveries": 0,
+        }
+        for t in history.turns(chess.WHITE)
+    ]
+    log.write_text("\n".join(json.dumps(r) for r in rows) + '\n{"turn": 9, "col')
+    out = tmp_path / "wrapped"
+    try:
+        assert run_cli(str(games["wrapped"]), "--out", str(out), "--no-engine") == 0
+    finally:
+        log.unlink()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["turns"] == history.num_turns()
+    assert summary["analysed_sides"] == ["white"]  # the turn log says which side is ours
+    assert summary["our_color"] == "white"
+    stats = summary["turn_log"]
+    assert stats["turns_logged"] == len(rows)
+    assert stats["seconds_total"] == pytest.approx(sum(0.75 + r["turn"] for r in rows))
+    assert stats["bot_belief_max"] == 7 + len(rows) - 1
+    assert any("malformed" in w for w in summary["warnings"])
+    assert summary["mistakes"] == [] and summary["engine"].startswith("disabled")
+
+
+def _corrupt(path: Path, tmp_path: Path, edit: Any) -> Path:
+    raw = json.loads(path.read_text())
+    edit(raw)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(raw))
+    return bad
+
+
+def _illegal_taken(raw: dict[str, Any]) -> None:
+    raw["taken_moves"]["true"][1] = {"type": "Move", "value": "e1e5"}
+    raw["requested_moves"]["true"][1] = {"type": "Move", "value": "e1e5"}
+
+
+BAD_CASES = {
+    "truncated": (lambda p, d: _write(d, p.read_text()[: len(p.read_text()) // 2]), "truncated"),
+    "not json": (lambda p, d: _write(d, "GameHistory? no."), "malformed JSON"),
+    "a list": (lambda p, d: _write(d, "[1, 2]"), "expected a GameHistory object"),
+    "missing key": (lambda p, d: _corrupt(p, d, lambda r: r.pop("senses")), "missing senses"),
+    "bad move value": (
+        lambda p, d: _corrupt(
+            p, d, lambda r: r["taken_moves"]["true"].__setitem__(0, {"type": "Move", "value": "zz"})
+        ),
+        "bad value",
+    ),
+    "uneven lists": (
+        lambda p, d: _corrupt(p, d, lambda r: r["fens_after_move"]["true"].pop()),
+        "different lengths",
+    ),
+    "illegal move": (lambda p, d: _corrupt(p, d, _illegal_taken), "not a possible move"),
+    "wrong fen": (
+        lambda p, d: _corrupt(
+            p, d, lambda r: r["fens_after_move"]["false"].__setitem__(0, chess.STARTING_FEN)
+        ),
+        "does not follow",
+    ),
+}
+
+
+def _write(folder: Path, text: str) -> Path:
+    path = folder / "bad.json"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CASES))
+def test_bad_input_is_refused_with_the_file_named(
+    case: str, games: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    make, message = BAD_CASES[case]
+    bad = make(games["a"], tmp_path)
+    with pytest.raises(ReplayError, match=message):
+        load_game(bad)
+    assert run_cli(str(bad), "--no-engine") == 1
+    err = capsys.readouterr().err
+    assert str(bad) in err and message in err
+
+
+def test_folder_mode_aggregates_and_lists_bad_files(games: dict[str, Path], tmp_path: Path) -> None:
+    folder = tmp_path / "many"
+    (folder / "sub").mkdir(parents=True)
+    for name, target in (("a", folder / "a.json"), ("wrapped", folder / "sub" / "server.json")):
+        target.write_text(games[name].read_text())
+    (folder / "broken.json").write_text('{"type": "GameHistory", "senses": ')
+    out = tmp_path / "out"
+    assert run_cli(str(folder), "--out", str(out), "--engine-nodes", NODES) == 0
+    agg = json.loads((out / "aggregate.json").read_text())
+    assert agg["games"] == 2
+    assert [b["file"] for b in agg["bad_files"]] == [str(folder / "broken.json")]
+    histories = [load_game(games["a"]).history, load_game(games["wrapped"]).history]
+    for row in agg["results"]:
+        played = [
+            h
+            for h in histories
+            if (h.get_white_player_name() if row["color"] == "white" else h.get_black_player_name())
+            == row["player"]
+        ]
+        color = row["color"] == "white"
+        assert row["games"] == len(played)
+        assert row["wins"] == sum(h.get_winner_color() == color for h in played)
+    assert (out / "a" / "report.html").exists() and (out / "server" / "report.html").exists()
+    index = (out / "index.html").read_text()
+    assert "a/report.html" in index and "server/report.html" in index and "broken.json" in index
+    assert run_cli(str(tmp_path / "nothing-here"), "--no-engine") == 1
+
+
+def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
+    pytest.importorskip("rbc_bot.bot", reason="our bot (rbc_bot.bot) is not written yet")
+    from rbc_bot.match import play_game
+    from rbc_bot.players import BotSpec
+
+    result = play_game(
+        BotSpec("rbc_bot"), BotSpec("random"), seconds=120, seed=5, out_dir=tmp_path, isolate=False
+    )
+    replay = Path(result.replay)
+    assert (tmp_path / (replay.name + ".turns.jsonl")).exists()
+    out = tmp_path / "ours"
+    assert run_cli(str(replay), "--out", str(out), "--engine-nodes", NODES, "--belief-seconds", "30") == 0
+    summary = json.loads((out / "summary.json").read_text())
+    history = load_game(replay).history
+    assert summary["our_color"] == "white" and summary["analysed_sides"] == ["white"]
+    assert summary["turn_log"]["turns_logged"] == history.num_turns(chess.WHITE)
+    # Our tracker followed the same observations in the game: the re-simulation holds the truth too.
+    assert summary["belief"]["white"]["truth_lost_turns"] == 0
+    assert any(row["seconds"] is not None for row in summary["per_turn"])
