@@ -8,17 +8,22 @@ output or a server download wrapped as ``{"game_history": ...}``) or a folder of
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import chess
 from rich.console import Console
 
-from rbc_bot.replay.analysis import Options, analyse
+from rbc_bot.replay.analysis import Options, analyse, open_pool
 from rbc_bot.replay.load import ReplayError, load_game
 from rbc_bot.replay.report import print_aggregate, print_summary, write_aggregate, write_game
 from rbc_bot.replay.resim import DEFAULT_CAP, DEFAULT_SECONDS, DEFAULT_STASH_LIMIT
+
+if TYPE_CHECKING:
+    from rbc_bot.engine import EnginePool
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +127,22 @@ def _run_folder(folder: Path, out: Path, options: Options, console: Console) -> 
         print(f"error: {folder}: no .json game files found", file=sys.stderr)
         return 1
     out.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        pool = None
+        if options.use_engine:
+            from rbc_bot.engine import EngineError, StockfishNotFoundError
+
+            try:
+                pool = stack.enter_context(open_pool(options))
+            except (StockfishNotFoundError, EngineError) as exc:
+                logger.warning("no engine analysis: %s", exc)
+                options.use_engine = False
+        return _analyse_folder(games, out, options, console, pool)
+
+
+def _analyse_folder(
+    games: list[Path], out: Path, options: Options, console: Console, pool: EnginePool | None
+) -> int:
     entries = []
     bad: list[tuple[Path, str]] = []
     used: set[str] = set()
@@ -136,7 +157,7 @@ def _run_folder(folder: Path, out: Path, options: Options, console: Console) -> 
         while name in used:
             name += "_"
         used.add(name)
-        summary = write_game(analyse(game, options), out / name)
+        summary = write_game(analyse(game, options, pool), out / name)
         print_summary(summary, console, full=False)
         entries.append((summary, out / name))
     agg = write_aggregate(out, entries, bad)

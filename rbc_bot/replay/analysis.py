@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import chess
 
@@ -12,6 +13,9 @@ from rbc_bot.replay.load import LoadedGame, turns_of
 from rbc_bot.replay.mistakes import MoveScore, summarise
 from rbc_bot.replay.pgn import result_of
 from rbc_bot.replay.resim import DEFAULT_CAP, DEFAULT_SECONDS, DEFAULT_STASH_LIMIT, SideBelief, resimulate
+
+if TYPE_CHECKING:
+    from rbc_bot.engine import EnginePool
 
 logger = logging.getLogger(__name__)
 
@@ -187,8 +191,8 @@ def _belief_summary(side: SideBelief) -> dict[str, Any]:
     }
 
 
-def analyse(game: LoadedGame, options: Options) -> GameAnalysis:
-    """Run every analysis ``options`` asks for on one loaded game."""
+def analyse(game: LoadedGame, options: Options, pool: EnginePool | None = None) -> GameAnalysis:
+    """Run every analysis ``options`` asks for on one loaded game (``pool``: reuse engines across games)."""
     sides = options.sides
     if sides is None:
         sides = [game.our_color] if game.our_color is not None else [chess.WHITE, chess.BLACK]
@@ -204,14 +208,23 @@ def analyse(game: LoadedGame, options: Options) -> GameAnalysis:
     if not options.use_engine:
         result.engine_note = "disabled (--no-engine)"
         return result
-    from rbc_bot.engine import EngineError, EnginePool, StockfishNotFoundError
+    from rbc_bot.engine import EngineError, StockfishNotFoundError
     from rbc_bot.replay.mistakes import score_moves
 
     try:
-        with EnginePool(options.engine_path, workers=options.engine_workers, deterministic=True) as pool:
+        with contextlib.ExitStack() as stack:
+            if pool is None:
+                pool = stack.enter_context(open_pool(options))
             result.scores = score_moves(game.history, list(sides), pool, options.engine_nodes)
             result.engine_note = f"{pool.name}, {options.engine_nodes} nodes"
     except (StockfishNotFoundError, EngineError) as exc:
         result.engine_note = f"unavailable: {exc}"
         logger.warning("no engine analysis: %s", exc)
     return result
+
+
+def open_pool(options: Options) -> EnginePool:
+    """Deterministic engines (``ucinewgame`` per batch, node limits): the same game scores the same."""
+    from rbc_bot.engine import EnginePool
+
+    return EnginePool(options.engine_path, workers=options.engine_workers, deterministic=True)
