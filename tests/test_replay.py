@@ -311,3 +311,24 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     # Our tracker followed the same observations in the game: the re-simulation holds the truth too.
     assert summary["belief"]["white"]["truth_lost_turns"] == 0
     assert any(row["seconds"] is not None for row in summary["per_turn"])
+
+
+def test_flag_fall_mid_turn_is_analysed(games: dict[str, Path], tmp_path: Path) -> None:
+    """The server's history of a player whose time ran out after sensing: a last turn with no move."""
+    raw = json.loads(games["b"].read_text())
+    last_color = "true" if len(raw["senses"]["true"]) > len(raw["senses"]["false"]) else "false"
+    for key in ("requested_moves", "taken_moves", "capture_squares", "fens_before_move", "fens_after_move"):
+        raw[key][last_color].pop()
+    raw["winner_color"], raw["win_reason"] = last_color == "false", {"type": "WinReason", "value": "TIMEOUT"}
+    path = tmp_path / "flag.json"
+    path.write_text(json.dumps(raw))
+    out = tmp_path / "flag"
+    assert run_cli(str(path), "--out", str(out), "--no-engine", "--belief-cap", "0") == 0
+    history = load_game(path).history
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["turns"] == history.num_turns() and summary["win_reason"] == "TIMEOUT"
+    game = read_pgn(out / "game.pgn")
+    assert game is not None and not game.errors
+    moves = [t for t in history.turns() if history.has_move(t)]
+    assert len(list(game.mainline_moves())) == len(moves)
+    assert "no move (time ran out)" in game.end().comment

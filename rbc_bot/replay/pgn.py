@@ -73,8 +73,9 @@ def build_game(history: GameHistory, notes: Mapping[tuple[bool, int], str] | Non
     board = chess.Board()
     for turn in turns_of(history):
         if not history.has_move(turn):
-            last = [node.comment, _sense_text(history, turn), "(no move: time ran out)"]
-            node.comment = " ".join(filter(None, last))
+            who = chess.COLOR_NAMES[turn.color]
+            last = f"then {who}: {_sense_text(history, turn)}, no move (time ran out)"
+            node.comment = "; ".join(filter(None, [node.comment, last]))
             break
         requested, taken, capture = history.move_result(turn)
         parts = [_sense_text(history, turn)]
