@@ -63,7 +63,7 @@ class BotSpec:
                 f"cannot load bot {self.spec!r}: {type(exc).__name__}: {exc}. "
                 f"Use rbc_bot, {', '.join(BUILTIN_MODULES)}, a module name or a path to a .py file."
             ) from exc
-        return cls  # type: ignore[no-any-return]
+        return cls
 
     def validate(self) -> None:
         """Raise BotSpecError unless this spec can build a player (config checked too)."""

@@ -1,0 +1,34 @@
+"""Shared fixtures: boards from real reconchess games, used by the rules and belief tests."""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import pytest
+from reconchess import LocalGame
+from reconchess.bots.random_bot import RandomBot
+from reconchess.play import play_turn
+
+
+def boards_from_random_games(n_boards: int, seed: int = 0) -> list[chess.Board]:
+    """Every position (either side to move) of seeded RandomBot-vs-RandomBot LocalGames."""
+    random.seed(seed)
+    boards: list[chess.Board] = []
+    while len(boards) < n_boards:
+        game = LocalGame(seconds_per_player=None)
+        players = {chess.WHITE: RandomBot(), chess.BLACK: RandomBot()}
+        game.store_players("white", "black")
+        for color, player in players.items():
+            player.handle_game_start(color, game.board.copy(), "opponent")
+        game.start()
+        while not game.is_over() and len(boards) < n_boards:
+            boards.append(game.board.copy(stack=False))
+            play_turn(game, players[game.turn], end_turn_last=False)
+        game.end()
+    return boards
+
+
+@pytest.fixture(scope="session")
+def game_boards() -> list[chess.Board]:
+    return boards_from_random_games(10_500, seed=7)
