@@ -1,0 +1,257 @@
+"""RbcBot, the one reconchess Player of this project: it wires the parts and holds no game logic.
+
+Observation -> belief (rbc_bot.belief) -> sense or move selector (rbc_bot.sense, rbc_bot.move), with
+the engine pool and the clock as services. No Player method ever raises: on an internal error it
+logs the traceback and returns a legal fallback (a central sense, a king capture or the pass).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import random
+import time
+import weakref
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+import chess
+import numpy as np
+from reconchess import GameHistory, Player, WinReason
+
+from rbc_bot.belief import BeliefTracker
+from rbc_bot.clock import Clock, TurnBudget
+from rbc_bot.config import BotConfig, MoveConfig
+from rbc_bot.engine import EnginePool, king_capture_moves
+from rbc_bot.move import MoveDecision, Scorer, choose_move
+from rbc_bot.sense import choose_sense_square
+
+log = logging.getLogger(__name__)
+
+F = TypeVar("F", bound=Callable[..., Any])
+PANIC_MOVE = MoveConfig(top_k=1, max_candidates=4, max_boards=8, min_boards=2, consider_pass=True)
+CHOICE_SAMPLE = 3_000  # boards the move selector sees at most (king captures and check escapes among them)
+
+
+def guarded(fallback: Callable[..., Any]) -> Callable[[F], F]:
+    """Run a Player method; on any exception log it and return ``fallback(self, *args)`` instead."""
+
+    def decorate(method: F) -> F:
+        @functools.wraps(method)
+        def wrapper(self: RbcBot, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(self, *args, **kwargs)
+            except Exception:
+                self.errors += 1
+                log.exception("%s failed; falling back", method.__name__)
+                try:
+                    return fallback(self, *args, **kwargs)
+                except Exception:
+                    log.exception("fallback of %s failed too", method.__name__)
+                    return None
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+def _no_action(self: RbcBot, *args: Any, **kwargs: Any) -> None:
+    return None
+
+
+def _fallback_sense(self: RbcBot, *args: Any, **kwargs: Any) -> int:
+    return chess.E5 if self.color == chess.WHITE else chess.E4
+
+
+def _fallback_move(
+    self: RbcBot, move_actions: Sequence[chess.Move], *args: Any, **kwargs: Any
+) -> chess.Move | None:
+    """A king capture seen on any live board, else the pass (always legal)."""
+    legal = set(move_actions)
+    for board in self.tracker.sample(200):
+        for move in king_capture_moves(board):
+            if move in legal:
+                return move
+    return None
+
+
+class RbcBot(Player):
+    """Belief tracking + partition-count sensing + best-worst Stockfish moves, within the clock."""
+
+    def __init__(self, config: BotConfig | None = None, turn_log_path: str | Path | None = None) -> None:
+        self.config = config or BotConfig()
+        self.turn_log_path = Path(turn_log_path) if turn_log_path else None
+        self.errors = 0
+        self.engine: EnginePool | None = None
+        self.color: chess.Color = chess.WHITE
+        self.tracker = BeliefTracker(chess.WHITE)
+        self.rng = np.random.default_rng(self.config.belief.seed)
+        self.clock = Clock(self.config.clock, increment=0.0)
+        self.turn = 0
+        self._record: dict[str, Any] = {}
+        self._sense_square: int | None = None
+        self._budget: TurnBudget | None = None
+        self._move_started = 0.0
+        self._seconds_at_move: float | None = None
+        self._move_seconds = 0.0
+
+    # --- reconchess Player interface -------------------------------------------------------------
+    @guarded(_no_action)
+    def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
+        self.color = color
+        self.opponent_name = opponent_name
+        self.tracker = BeliefTracker(
+            color, board, cap=self.config.belief.max_cap, seed=self.config.belief.seed
+        )
+        random.seed(self.config.belief.seed)
+        self._start_engine()
+        if self.turn_log_path is not None:
+            self.turn_log_path.parent.mkdir(parents=True, exist_ok=True)
+            self.turn_log_path.write_text("")
+        log.info("game start: %s vs %s; engine %s", chess.COLOR_NAMES[color], opponent_name,
+                 self.engine.name if self.engine else "none (material scoring)")  # fmt: skip
+
+    @guarded(_no_action)
+    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: int | None) -> None:
+        self.turn += 1
+        self._record = {"turn": self.turn, "color": chess.COLOR_NAMES[self.color], "belief": {}}
+        self._turn_started = time.perf_counter()
+        recoveries = self.tracker.recoveries
+        self.tracker.on_opponent_move(capture_square)
+        self._record["opponent_capture_square"] = _name(capture_square)
+        self._record["belief"]["after_opponent"] = self._sizes()
+        self._record["recoveries"] = self.tracker.recoveries - recoveries
+
+    @guarded(_fallback_sense)
+    def choose_sense(
+        self, sense_actions: Sequence[int], move_actions: Sequence[chess.Move], seconds_left: float
+    ) -> int | None:
+        started = time.perf_counter()
+        self._learn_increment(seconds_left)
+        self._budget = budget = self.clock.budget(seconds_left)
+        self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
+        method = "partition" if budget.panic else self.config.sense.method
+        square = choose_sense_square(self.tracker.rows, method, self.rng, self.config.sense.window_sample)
+        self._sense_square = square
+        self._record.update(
+            seconds_left=round(seconds_left, 2), budget=round(budget.total, 2), panic=budget.panic,
+            sense_square=_name(square), seconds_sense=round(time.perf_counter() - started, 4),
+        )  # fmt: skip
+        return square
+
+    @guarded(_no_action)
+    def handle_sense_result(self, sense_result: Sequence[tuple[int, chess.Piece | None]]) -> None:
+        before = self.tracker.live_size
+        recoveries = self.tracker.recoveries
+        self.tracker.on_sense(self._sense_square, sense_result)
+        self._record["sense_eliminated"] = max(0, before - self.tracker.live_size)
+        self._record["belief"]["after_sense"] = self._sizes()
+        self._record["recoveries"] = self._record.get("recoveries", 0) + self.tracker.recoveries - recoveries
+
+    @guarded(_fallback_move)
+    def choose_move(self, move_actions: Sequence[chess.Move], seconds_left: float) -> chess.Move | None:
+        self._move_started = started = time.perf_counter()
+        self._seconds_at_move = seconds_left
+        budget = self._budget or self.clock.budget(seconds_left)
+        move_seconds = min(budget.move, max(0.0, seconds_left - self.config.clock.margin) * 0.5)
+        config = PANIC_MOVE if budget.panic else self.config.move
+        boards = self.tracker.sample(CHOICE_SAMPLE)
+        calls = self.engine.stats.calls if self.engine else 0
+        restarts = self.engine.stats.restarts if self.engine else 0
+        decision = choose_move(boards, move_actions, self.scorer, config, move_seconds, self.rng)
+        move = decision.move if decision.move in set(move_actions) else None
+        self._record_move(decision, move, seconds_left, started, calls, restarts)
+        self._move_seconds = time.perf_counter() - started
+        return move
+
+    @guarded(_no_action)
+    def handle_move_result(
+        self,
+        requested_move: chess.Move | None,
+        taken_move: chess.Move | None,
+        captured_opponent_piece: bool,
+        capture_square: int | None,
+    ) -> None:
+        recoveries = self.tracker.recoveries
+        self.tracker.on_own_move(requested_move, taken_move, capture_square)
+        self._record.update(
+            taken_move=taken_move.uci() if taken_move else None, capture_square=_name(capture_square)
+        )
+        self._record["belief"]["after_move"] = self._sizes()
+        self._record["recoveries"] = self._record.get("recoveries", 0) + self.tracker.recoveries - recoveries
+        self._record["errors"] = self.errors
+        self.clock.end_turn()
+        self._write_record()
+
+    @guarded(_no_action)
+    def handle_game_end(
+        self, winner_color: chess.Color | None, win_reason: WinReason | None, game_history: GameHistory
+    ) -> None:
+        winner = None if winner_color is None else chess.COLOR_NAMES[winner_color]
+        log.info("game over: winner %s by %s; %d internal errors", winner, win_reason, self.errors)
+        self.close()
+
+    # --- helpers ---------------------------------------------------------------------------------
+    def close(self) -> None:
+        """Quit the engine processes (also called at game end)."""
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None
+        self.scorer = Scorer(None, self.config.engine)
+
+    def _start_engine(self) -> None:
+        cfg = self.config.engine
+        try:
+            self.engine = EnginePool(cfg.path, cfg.workers, cfg.hash_mb, cfg.timeout, cfg.deterministic)
+            weakref.finalize(self, self.engine.close)
+        except Exception:
+            log.exception("Stockfish could not start; scoring by material only")
+            self.engine = None
+        self.scorer = Scorer(self.engine, cfg)
+
+    def _learn_increment(self, seconds_left: float) -> None:
+        """The Player API never states the increment: infer it from the clock after our last move."""
+        if self._seconds_at_move is None:
+            return
+        observed = seconds_left - (self._seconds_at_move - self._move_seconds)
+        if observed > 0.2:
+            self.clock.increment = max(self.clock.increment, round(observed * 0.9, 1))
+
+    def _sizes(self) -> list[int]:
+        return [self.tracker.live_size, self.tracker.stashed_size]
+
+    def _record_move(
+        self, decision: MoveDecision, move: chess.Move | None, seconds_left: float, started: float,
+        calls: int, restarts: int,
+    ) -> None:  # fmt: skip
+        self._record.update(
+            seconds_left_move=round(seconds_left, 2),
+            move_reason=decision.reason,
+            boards_scored=decision.boards_scored,
+            evaluations=decision.evaluations,
+            depth=decision.depth,
+            candidates=[
+                {
+                    "move": c.move.uci() if c.move else None,
+                    "worst": round(c.worst, 1),
+                    "mean": round(c.mean, 1),
+                }
+                for c in decision.candidates[:12]
+            ],
+            chosen_move=move.uci() if move else None,
+            seconds_move=round(time.perf_counter() - started, 4),
+            engine_calls=(self.engine.stats.calls - calls) if self.engine else 0,
+            engine_restarts=(self.engine.stats.restarts - restarts) if self.engine else 0,
+        )
+
+    def _write_record(self) -> None:
+        if self.turn_log_path is None:
+            return
+        with self.turn_log_path.open("a") as handle:
+            handle.write(json.dumps(self._record) + "\n")
+
+
+def _name(square: int | None) -> str | None:
+    return None if square is None else chess.square_name(square)

@@ -1,0 +1,52 @@
+"""Time management: how much of the clock a turn may spend, and how much work fits in it.
+
+A turn's budget is the time left (minus a hard margin) spread over the turns still expected, plus most
+of the increment; it is split between sensing and moving. Below the panic threshold every phase uses
+its fastest fallback, so the bot never loses on time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rbc_bot.config import BeliefConfig, ClockConfig
+
+
+@dataclass(frozen=True)
+class TurnBudget:
+    total: float  # seconds this turn may use
+    sense: float
+    move: float
+    panic: bool  # fastest fallbacks only
+
+
+class Clock:
+    """Budgets for one game: call :meth:`budget` at the start of each turn with the seconds left."""
+
+    def __init__(self, config: ClockConfig, increment: float = 5.0) -> None:
+        self.config = config
+        self.increment = increment
+        self.turns_played = 0
+
+    def budget(self, seconds_left: float) -> TurnBudget:
+        c = self.config
+        spendable = max(0.0, seconds_left - c.margin)
+        turns_left = max(c.min_turns_left, c.expected_turns - self.turns_played)
+        total = spendable / turns_left + c.increment_share * self.increment
+        total = min(total, c.max_turn, spendable)
+        panic = seconds_left <= c.panic or total < 0.3
+        if panic:
+            total = min(total, max(0.0, seconds_left - 1.0) * 0.05)
+        sense = total * c.sense_share
+        return TurnBudget(total=total, sense=sense, move=total - sense, panic=panic)
+
+    def end_turn(self) -> None:
+        self.turns_played += 1
+
+    @staticmethod
+    def belief_cap(config: BeliefConfig, budget: TurnBudget) -> int:
+        """Live boards to keep: expansion costs about 60 µs per parent (benchmarks/belief.py: ~30 children
+        each at ~0.7-0.8 M children/s), and may take about a third of the turn."""
+        parents_per_second = 15_000
+        cap = int(budget.total / 3 * parents_per_second)
+        return max(config.min_cap, min(config.max_cap, cap))

@@ -1,0 +1,179 @@
+"""Every tunable of the bot, as typed dataclasses; loaded from TOML and ``key=value`` overrides.
+
+Keys are ``section.field`` (``move.aggregate=mean``, ``belief.max_cap=5000``). An unknown key or a
+value of the wrong type is a ValueError naming it, before any game starts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+import types
+import typing
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, get_args, get_origin
+
+
+@dataclass
+class BeliefConfig:
+    max_cap: int = 20_000  # most boards kept live; the clock lowers it when time is short
+    min_cap: int = 500  # fewest boards kept live, however short the time
+    seed: int = 0  # sampling seed (reproducible games)
+
+
+@dataclass
+class SenseConfig:
+    method: Literal["partition", "window", "random"] = "partition"  # partition = the seed's per-square count
+    window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
+
+
+@dataclass
+class MoveConfig:
+    aggregate: Literal["min", "mean", "mix"] = "min"  # how a move's scores over boards combine
+    mix_min_weight: float = 0.5  # for "mix": weight of the worst score (the rest is the mean)
+    top_k: int = 3  # Stockfish's top moves per board that become candidates
+    max_candidates: int = 24  # candidates scored at most (most proposed first)
+    max_boards: int = 400  # boards each candidate is scored on at most
+    min_boards: int = 8  # boards scored however short the time
+    consider_pass: bool = True  # the pass is a candidate too
+
+
+@dataclass
+class EngineConfig:
+    path: str | None = None  # Stockfish binary; None looks it up (see stockfish_bin/README.md)
+    workers: int = 2  # engine processes (one per core is fastest)
+    hash_mb: int = 16
+    timeout: float = 5.0  # seconds before a silent engine is restarted
+    depth: int = 1  # least search depth for scoring positions (cost is per call, not per node)
+    max_depth: int = 12  # deepest search when few positions leave time for it
+    nodes: int | None = None  # node limit instead of depth (deterministic with workers=1)
+    deterministic: bool = False  # Threads=1, ucinewgame before each call: same input, same scores
+
+
+@dataclass
+class ClockConfig:
+    expected_turns: int = 50  # turns a game is expected to last (ours)
+    min_turns_left: int = 15  # never plan for fewer turns than this
+    margin: float = 10.0  # seconds never spent
+    increment_share: float = 0.8  # share of the increment spent on the turn it arrives
+    max_turn: float = 40.0  # most seconds one turn may take
+    sense_share: float = 0.25  # share of a turn's budget for sensing (the rest for moving)
+    panic: float = 20.0  # below this many seconds left: fastest fallbacks only
+
+
+@dataclass
+class BotConfig:
+    belief: BeliefConfig = field(default_factory=BeliefConfig)
+    sense: SenseConfig = field(default_factory=SenseConfig)
+    move: MoveConfig = field(default_factory=MoveConfig)
+    engine: EngineConfig = field(default_factory=EngineConfig)
+    clock: ClockConfig = field(default_factory=ClockConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _convert(key: str, raw: Any, annotation: Any) -> Any:
+    """``raw`` (a TOML value or a CLI string) as the field's type, or ValueError naming ``key``."""
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin in (typing.Union, types.UnionType):
+        is_none = raw is None or (isinstance(raw, str) and raw.lower() in ("none", "null", ""))
+        if is_none and type(None) in args:
+            return None
+        errors = []
+        for option in args:
+            if option is type(None):
+                continue
+            try:
+                return _convert(key, raw, option)
+            except ValueError as exc:
+                errors.append(str(exc))
+        raise ValueError("; ".join(errors))
+    if origin is Literal:
+        if raw not in args:
+            raise ValueError(f"{key}: {raw!r} is not one of {', '.join(map(str, args))}")
+        return raw
+    if annotation is bool:
+        if isinstance(raw, bool):
+            return raw
+        if isinstance(raw, str) and raw.lower() in ("true", "1", "yes", "on", "false", "0", "no", "off"):
+            return raw.lower() in ("true", "1", "yes", "on")
+        raise ValueError(f"{key}: {raw!r} is not a boolean (true/false)")
+    if annotation in (int, float, str):
+        if isinstance(raw, bool) or (annotation is str and not isinstance(raw, str)):
+            raise ValueError(f"{key}: {raw!r} is not a {annotation.__name__}")
+        try:
+            value = annotation(raw)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{key}: {raw!r} is not a{'n' if annotation is int else ''} {annotation.__name__}"
+            ) from None
+        if annotation is int and isinstance(raw, float) and raw != value:
+            raise ValueError(f"{key}: {raw!r} is not an int")
+        return value
+    raise ValueError(f"{key}: unsupported type {annotation}")
+
+
+def _set(config: BotConfig, key: str, raw: Any) -> None:
+    section_name, _, field_name = key.partition(".")
+    sections = {f.name: f for f in dataclasses.fields(config)}
+    if section_name not in sections or not field_name:
+        raise ValueError(f"unknown config key {key!r} (sections: {', '.join(sections)}; e.g. move.aggregate)")
+    section = getattr(config, section_name)
+    hints = typing.get_type_hints(type(section))
+    if field_name not in hints:
+        raise ValueError(f"unknown config key {key!r} (fields of {section_name}: {', '.join(hints)})")
+    setattr(section, field_name, _convert(key, raw, hints[field_name]))
+
+
+def validate(config: BotConfig) -> None:
+    """Range checks the types can't express."""
+    checks = [
+        (config.belief.min_cap >= 1, "belief.min_cap must be >= 1"),
+        (config.belief.max_cap >= config.belief.min_cap, "belief.max_cap must be >= belief.min_cap"),
+        (config.move.top_k >= 1, "move.top_k must be >= 1"),
+        (config.move.max_candidates >= 1, "move.max_candidates must be >= 1"),
+        (
+            1 <= config.move.min_boards <= config.move.max_boards,
+            "need 1 <= move.min_boards <= move.max_boards",
+        ),
+        (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
+        (config.engine.workers >= 1, "engine.workers must be >= 1"),
+        (config.engine.depth >= 1, "engine.depth must be >= 1"),
+        (config.engine.max_depth >= config.engine.depth, "engine.max_depth must be >= engine.depth"),
+        (config.engine.nodes is None or config.engine.nodes >= 1, "engine.nodes must be >= 1"),
+        (config.engine.timeout > 0, "engine.timeout must be > 0"),
+        (0.0 < config.clock.sense_share < 1.0, "clock.sense_share must be in (0, 1)"),
+        (config.clock.expected_turns >= 1, "clock.expected_turns must be >= 1"),
+        (config.clock.margin >= 0, "clock.margin must be >= 0"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise ValueError(message)
+
+
+def load_config(path: str | Path | None = None, overrides: Iterable[str] = ()) -> BotConfig:
+    """Defaults, then the TOML file's ``[section] field = value`` tables, then ``section.field=value``."""
+    config = BotConfig()
+    if path is not None:
+        try:
+            with open(path, "rb") as handle:
+                data = tomllib.load(handle)
+        except OSError as exc:
+            raise ValueError(f"cannot read config file {path}: {exc.strerror}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise ValueError(f"config file {path} is not valid TOML: {exc}") from exc
+        for section_name, table in data.items():
+            if not isinstance(table, dict):
+                raise ValueError(f"config file {path}: {section_name!r} must be a [table]")
+            for field_name, value in table.items():
+                _set(config, f"{section_name}.{field_name}", value)
+    for override in overrides:
+        key, sep, value = override.partition("=")
+        if not sep:
+            raise ValueError(f"override {override!r} is not key=value")
+        _set(config, key.strip(), value.strip())
+    validate(config)
+    return config

@@ -1,0 +1,210 @@
+"""Move selectors: the seed's best-worst choice over the boards we believe possible.
+
+Candidates are Stockfish's top moves over a sample of boards (boards where our king is attacked
+first, so their escapes are proposed), plus the pass. Every candidate is played on every scored board
+with RBC revision and the position after it is scored from our side; the move whose aggregate (worst,
+by default) score is best wins. A king capture possible on some believed board is taken at once.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import chess
+import numpy as np
+
+from rbc_bot.config import EngineConfig, MoveConfig
+from rbc_bot.engine import (
+    KING_CAPTURE_SCORE,
+    EnginePool,
+    fallback_score,
+    fallback_top_moves,
+    king_capture_moves,
+)
+from rbc_bot.rules import revise
+
+
+@dataclass
+class Candidate:
+    move: chess.Move | None
+    worst: float
+    mean: float
+    score: float  # the aggregate the choice is made on
+
+
+@dataclass
+class MoveDecision:
+    move: chess.Move | None
+    reason: str  # "king-capture", "best-worst", "only-move", "no-boards"
+    candidates: list[Candidate]
+    boards_scored: int
+    evaluations: int
+    depth: int = 0
+
+
+def our_king_attacked(board: chess.Board) -> bool:
+    """Whether the opponent attacks our king on this board (we are to move)."""
+    king = board.king(board.turn)
+    return king is not None and board.is_attacked_by(not board.turn, king)
+
+
+def _position_key(board: chess.Board) -> tuple[int, ...]:
+    """Identity of a position for deduplicating evaluations (public bitboards only)."""
+    return (
+        board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+        board.occupied_co[chess.WHITE], board.castling_rights, board.ep_square or -1, int(board.turn),
+    )  # fmt: skip
+
+
+class Scorer:
+    """Scores positions from the side to move: Stockfish when there is one, material otherwise.
+
+    It learns what one depth-1 evaluation costs and picks the deepest search that fits a budget
+    (each extra ply costs about ``DEPTH_GROWTH`` times more), so few boards get deep searches.
+    """
+
+    DEPTH_GROWTH = 2.0
+
+    def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:
+        self.engine = engine
+        self.config = config
+        self.seconds_per_eval = 0.0005  # at depth 1; refined from measurements as the game goes
+        self.evaluations = 0
+
+    def plan_depth(self, evaluations: int, budget_seconds: float) -> int:
+        """The deepest depth (config.depth .. config.max_depth) whose estimated cost fits the budget."""
+        depth = self.config.depth
+        per_eval = max(self.seconds_per_eval, 1e-5)
+        while (
+            depth < self.config.max_depth
+            and evaluations * per_eval * self.DEPTH_GROWTH ** (depth + 1 - 1) <= budget_seconds
+        ):
+            depth += 1
+        return depth
+
+    def _limits(self, depth: int | None) -> dict[str, int | None]:
+        if self.config.nodes is not None:
+            return {"nodes": self.config.nodes}
+        return {"depth": depth or self.config.depth}
+
+    def evaluate(self, boards: Sequence[chess.Board], depth: int | None = None) -> list[float]:
+        if not boards:
+            return []
+        started = time.perf_counter()
+        if self.engine is None:
+            scores = [fallback_score(b) for b in boards]
+        else:
+            scores = self.engine.evaluate(boards, **self._limits(depth))
+        elapsed = time.perf_counter() - started
+        self.evaluations += len(boards)
+        scale = self.DEPTH_GROWTH ** ((depth or self.config.depth) - 1)
+        self.seconds_per_eval = 0.7 * self.seconds_per_eval + 0.3 * (elapsed / len(boards) / scale)
+        return scores
+
+    def top_moves(self, boards: Sequence[chess.Board], k: int) -> list[list[tuple[chess.Move, float]]]:
+        if self.engine is None:
+            return [fallback_top_moves(b, k) for b in boards]
+        return self.engine.top_moves(boards, k, **self._limits(None))
+
+
+def aggregate(scores: np.ndarray, method: str, min_weight: float) -> float:
+    if method == "min":
+        return float(scores.min())
+    if method == "mean":
+        return float(scores.mean())
+    if method == "mix":
+        return float(min_weight * scores.min() + (1 - min_weight) * scores.mean())
+    raise ValueError(f"unknown aggregate {method!r} (min, mean, mix)")
+
+
+def king_capture(boards: Sequence[chess.Board], legal: set[chess.Move]) -> chess.Move | None:
+    """The legal request that captures the enemy king on the most boards, if any board allows one."""
+    counts: Counter[chess.Move] = Counter()
+    for board in boards:
+        for move in king_capture_moves(board):
+            if move in legal:
+                counts[move] += 1
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def prioritised(boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> list[chess.Board]:
+    """Up to ``k`` boards: those where our king is attacked first, the rest a uniform sample."""
+    attacked = [b for b in boards if our_king_attacked(b)]
+    others = [b for b in boards if not our_king_attacked(b)]
+    chosen = attacked[:k]
+    if len(chosen) < k and others:
+        pick = rng.choice(len(others), size=min(k - len(chosen), len(others)), replace=False)
+        chosen += [others[i] for i in sorted(pick)]
+    return chosen
+
+
+def choose_move(
+    boards: Sequence[chess.Board],
+    move_actions: Sequence[chess.Move],
+    scorer: Scorer,
+    config: MoveConfig,
+    budget_seconds: float,
+    rng: np.random.Generator,
+) -> MoveDecision:
+    """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``."""
+    legal = set(move_actions)
+    if not boards:
+        return MoveDecision(None, "no-boards", [], 0, 0)
+    capture = king_capture(boards, legal)
+    if capture is not None:
+        return MoveDecision(capture, "king-capture", [], len(boards), 0)
+
+    proposal_boards = prioritised(boards, max(8, config.max_candidates), rng)
+    votes: Counter[chess.Move | None] = Counter()
+    top_k = config.top_k if len(boards) > 8 else max(config.top_k, 8)  # few boards: widen the search
+    for board_moves in scorer.top_moves(proposal_boards, top_k):
+        for move, _ in board_moves:
+            if move in legal:
+                votes[move] += 1
+            elif (
+                move.promotion is None and chess.Move(move.from_square, move.to_square, chess.QUEEN) in legal
+            ):
+                votes[chess.Move(move.from_square, move.to_square, chess.QUEEN)] += 1
+    candidates: list[chess.Move | None] = [m for m, _ in votes.most_common(config.max_candidates)]
+    if config.consider_pass or not candidates:
+        candidates.append(None)
+    if len(candidates) == 1:
+        return MoveDecision(candidates[0], "only-move", [], 0, 0)
+
+    n_boards = int(budget_seconds / max(scorer.seconds_per_eval, 1e-5) / len(candidates))
+    n_boards = max(config.min_boards, min(config.max_boards, n_boards))
+    scored_boards = prioritised(boards, n_boards, rng)
+
+    # Play every candidate on every board (RBC revision), evaluate each distinct position once.
+    children: list[chess.Board] = []
+    index_of: dict[tuple[int, ...], int] = {}
+    cell = np.zeros((len(candidates), len(scored_boards)), dtype=np.int64)
+    fixed = np.full((len(candidates), len(scored_boards)), np.nan)
+    for j, board in enumerate(scored_boards):
+        for i, candidate in enumerate(candidates):
+            taken, _ = revise(board, candidate) if candidate is not None else (None, None)
+            child = board.copy(stack=False)
+            child.push(taken if taken is not None else chess.Move.null())
+            if child.king(not board.turn) is None:
+                fixed[i, j] = KING_CAPTURE_SCORE
+                continue
+            key = _position_key(child)
+            if key not in index_of:
+                index_of[key] = len(children)
+                children.append(child)
+            cell[i, j] = index_of[key]
+    depth = scorer.plan_depth(len(children), budget_seconds * 0.8)
+    child_scores = -np.asarray(scorer.evaluate(children, depth), dtype=np.float64)  # from our side
+    scores = np.where(np.isnan(fixed), child_scores[cell] if len(children) else 0.0, fixed)
+
+    ranked = [
+        Candidate(
+            move, float(row.min()), float(row.mean()), aggregate(row, config.aggregate, config.mix_min_weight)
+        )
+        for move, row in zip(candidates, scores, strict=True)
+    ]
+    ranked.sort(key=lambda c: (c.score, c.mean), reverse=True)
+    return MoveDecision(ranked[0].move, "best-worst", ranked, len(scored_boards), len(children), depth)
