@@ -1,0 +1,141 @@
+"""Sense selectors on hand-built belief sets whose best scan is known (or counted by hand here)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import chess
+import numpy as np
+import pytest
+
+from rbc_bot.belief import encode
+from rbc_bot.rules import sense_window
+from rbc_bot.sense import INTERIOR, choose_sense_square, expected_survivors, partition_square, window_square
+
+
+def rows_of(boards: list[chess.Board]) -> np.ndarray:
+    return np.stack([encode(b) for b in boards])
+
+
+def moved(board: chess.Board, from_square: int, to_square: int) -> chess.Board:
+    """``board`` with the piece on ``from_square`` lifted to ``to_square`` (a belief variant)."""
+    out = board.copy(stack=False)
+    piece = out.remove_piece_at(from_square)
+    assert piece is not None
+    out.set_piece_at(to_square, piece)
+    return out
+
+
+def window_contents(board: chess.Board, centre: int) -> tuple[chess.Piece | None, ...]:
+    return tuple(board.piece_at(sq) for sq in sense_window(centre))
+
+
+def survivors_by_hand(boards: list[chess.Board], centre: int) -> float:
+    """Expected boards left after sensing ``centre``, counted with python-chess: sum n_i^2 / N."""
+    counts = Counter(window_contents(b, centre) for b in boards)
+    return sum(n * n for n in counts.values()) / len(boards)
+
+
+@pytest.fixture
+def knight_boards() -> list[chess.Board]:
+    """Black's b8 knight on b8, c6 or a6: only those three squares differ."""
+    start = chess.Board()
+    return [start, moved(start, chess.B8, chess.C6), moved(start, chess.B8, chess.A6)]
+
+
+@pytest.mark.parametrize("method", ["partition", "window"])
+def test_selector_picks_a_window_that_tells_the_knight_boards_apart(
+    knight_boards: list[chess.Board], method: str
+) -> None:
+    rows = rows_of(knight_boards)
+    square = choose_sense_square(rows, method, np.random.default_rng(0))
+    assert square in INTERIOR
+    window = set(sense_window(square))
+    assert len(window) == 9
+    assert window & {chess.B8, chess.C6, chess.A6}
+    # The sense identifies the board: every board shows different window contents.
+    assert len({window_contents(b, square) for b in knight_boards}) == len(knight_boards)
+
+
+def test_expected_survivors_match_hand_counts(knight_boards: list[chess.Board]) -> None:
+    rows = rows_of(knight_boards)
+    survivors = expected_survivors(rows)
+    assert survivors.shape == (len(INTERIOR),)
+    # Counted by hand: e4 sees nothing that differs (3 boards stay); d7 sees c6 only ({B}, {A, C}: 5/3);
+    # b7 sees a6, c6 and b8 (every board alone: 1).
+    assert survivors[INTERIOR.index(chess.E4)] == pytest.approx(3.0)
+    assert survivors[INTERIOR.index(chess.D7)] == pytest.approx(5 / 3)
+    assert survivors[INTERIOR.index(chess.B7)] == pytest.approx(1.0)
+    for i, centre in enumerate(INTERIOR):
+        by_hand = survivors_by_hand(knight_boards, centre)
+        assert survivors[i] == pytest.approx(by_hand), chess.square_name(centre)
+
+
+def test_window_selector_minimises_expected_survivors_on_an_uneven_belief() -> None:
+    """Six boards: a knight in one of three places (3/2/1 boards) and a bishop that moved on some.
+    The window centre must be the argmin of an independent count, and beat the partition choice or tie it."""
+    start = chess.Board()
+    variants = [
+        start,
+        start,
+        moved(start, chess.G8, chess.F6),
+        moved(start, chess.G8, chess.F6),
+        moved(start, chess.G8, chess.H6),
+        moved(moved(start, chess.G8, chess.H6), chess.C8, chess.G4),
+    ]
+    rows = rows_of(variants)
+    by_hand = [survivors_by_hand(variants, centre) for centre in INTERIOR]
+    best = min(by_hand)
+    assert expected_survivors(rows) == pytest.approx(by_hand)
+    chosen = window_square(rows)
+    assert by_hand[INTERIOR.index(chosen)] == pytest.approx(best)
+    assert best < by_hand[INTERIOR.index(chess.D4)]  # a nontrivial instance: some centres are useless
+    assert best <= by_hand[INTERIOR.index(partition_square(rows))]
+
+
+def test_partition_edge_choice_is_shifted_inward() -> None:
+    """Boards that differ only on a1 (white rook there or not): the per-square argmin is the corner,
+    and the selector moves it to b2 so the whole 3x3 window lies on the board and still covers a1."""
+    start = chess.Board()
+    no_rook = start.copy()
+    no_rook.remove_piece_at(chess.A1)
+    rows = rows_of([start, no_rook])
+    square = partition_square(rows)
+    assert square == chess.B2
+    assert chess.A1 in sense_window(square) and len(sense_window(square)) == 9
+
+
+def test_partition_picks_the_square_whose_largest_part_is_smallest() -> None:
+    """Knight on f6 on 2 boards, h6 on 1, g8 on 1; the h-pawn moved on 2 of them independently.
+    f6 splits 2/2 (largest part 2); h6 splits 3/1; so the chosen window must contain a square that
+    splits 2/2 (f6, g8 or h-pawn squares) and never be a square where every board agrees."""
+    start = chess.Board()
+    a = moved(start, chess.G8, chess.F6)
+    b = moved(moved(start, chess.G8, chess.F6), chess.H7, chess.H5)
+    c = moved(start, chess.G8, chess.H6)
+    d = moved(start, chess.H7, chess.H5)
+    boards = [a, b, c, d]
+    square = partition_square(rows_of(boards))
+    largest = {
+        sq: max(Counter(bd.piece_at(sq) for bd in boards).values()) for sq in chess.SQUARES
+    }  # counted by hand
+    assert min(largest.values()) == 2
+    assert any(largest[sq] == 2 for sq in sense_window(square))
+
+
+@pytest.mark.parametrize("method", ["partition", "window", "random"])
+def test_single_board_belief_still_returns_an_interior_square(method: str) -> None:
+    rows = rows_of([chess.Board()])
+    square = choose_sense_square(rows, method, np.random.default_rng(3))
+    assert square in INTERIOR and len(sense_window(square)) == 9
+
+
+def test_empty_belief_and_sampled_window_and_bad_method() -> None:
+    rng = np.random.default_rng(1)
+    assert choose_sense_square(rows_of([chess.Board()])[:0], "window", rng) in INTERIOR
+    start = chess.Board()
+    boards = [moved(start, chess.B8, sq) for sq in (chess.A6, chess.C6, chess.D7)] * 10
+    square = choose_sense_square(rows_of(boards), "window", rng, window_sample=5)
+    assert square in INTERIOR
+    with pytest.raises(ValueError, match="unknown sense method 'best'"):
+        choose_sense_square(rows_of(boards), "best", rng)
