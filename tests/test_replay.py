@@ -21,6 +21,7 @@ from reconchess import GameHistory, LocalGame, play_local_game
 from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot
 
+from rbc_bot.belief import BeliefTracker
 from rbc_bot.cli import main
 from rbc_bot.engine import can_capture_king
 from rbc_bot.replay.load import ReplayError, load_game, window
@@ -60,7 +61,6 @@ def long_game(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_resimulation_holds_the_truth_at_every_turn(games: dict[str, Path]) -> None:
-    pytest.importorskip("rbc_bot.belief", reason="the belief tracker (rbc_bot.belief) is not on main yet")
     for name in ("a", "b"):
         history = load_game(games[name]).history
         for color in chess.COLORS:
@@ -78,11 +78,8 @@ def test_resimulation_holds_the_truth_at_every_turn(games: dict[str, Path]) -> N
 
 
 def test_expected_eliminated_matches_a_brute_force_count(games: dict[str, Path]) -> None:
-    belief = pytest.importorskip(
-        "rbc_bot.belief", reason="the belief tracker (rbc_bot.belief) is not on main yet"
-    )
     history = load_game(games["a"]).history
-    tracker = belief.BeliefTracker(chess.BLACK)
+    tracker = BeliefTracker(chess.BLACK)
     for turn in list(history.turns(chess.BLACK))[:3]:
         tracker.on_opponent_move(history.capture_square(turn.previous))
         tracker.on_sense(history.sense(turn), history.sense_result(turn))
@@ -293,7 +290,6 @@ def test_folder_mode_aggregates_and_lists_bad_files(games: dict[str, Path], tmp_
 
 
 def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
-    pytest.importorskip("rbc_bot.bot", reason="our bot (rbc_bot.bot) is not written yet")
     from rbc_bot.match import play_game
     from rbc_bot.players import BotSpec
 
@@ -310,7 +306,16 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     assert summary["turn_log"]["turns_logged"] == history.num_turns(chess.WHITE)
     # Our tracker followed the same observations in the game: the re-simulation holds the truth too.
     assert summary["belief"]["white"]["truth_lost_turns"] == 0
-    assert any(row["seconds"] is not None for row in summary["per_turn"])
+    # The log's rows are joined to the right turns (our bot counts turns from 1, the history from 0).
+    logged = [
+        json.loads(line) for line in (tmp_path / (replay.name + ".turns.jsonl")).read_text().splitlines()
+    ]
+    by_sense = {row["turn"]: row for row in summary["per_turn"]}
+    assert len(by_sense) == len(logged)
+    first = min(logged, key=lambda row: row["turn"])
+    assert by_sense[0]["sense"] == first["sense_square"]
+    assert by_sense[0]["bot_belief"] == first["belief"]["after_sense"][0]
+    assert all(row["seconds"] is not None for row in summary["per_turn"])
 
 
 def test_flag_fall_mid_turn_is_analysed(games: dict[str, Path], tmp_path: Path) -> None:

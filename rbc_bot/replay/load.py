@@ -84,7 +84,35 @@ def load_game(path: Path) -> LoadedGame:
         rows, warnings = load_turn_log(log_path)
         game.turn_log.update(rows)
         game.warnings += warnings
+    game.turn_log = align_turn_log(history, game.turn_log)
     return game
+
+
+def align_turn_log(
+    history: GameHistory, rows: dict[tuple[bool, int], dict[str, Any]]
+) -> dict[tuple[bool, int], dict[str, Any]]:
+    """Re-key log rows to the history's 0-based turn numbers: a bot may count its turns from 1. The offset
+    is the one under which the logged sense squares agree with the history's most often."""
+    aligned: dict[tuple[bool, int], dict[str, Any]] = {}
+    for color in chess.COLORS:
+        mine = {turn: row for (c, turn), row in rows.items() if c == color}
+        if not mine:
+            continue
+        senses = {t.turn_number: _square_name(history.sense(t)) for t in turns_of(history, color)}
+
+        def agreement(
+            offset: int, mine: dict[int, dict[str, Any]] = mine, senses: dict[int, Any] = senses
+        ) -> int:
+            return sum(
+                t + offset in senses and row.get("sense_square") == senses[t + offset]
+                for t, row in mine.items()
+            )
+
+        offset = max((0, -1, 1), key=agreement)
+        if offset:
+            logger.info("turn log of %s counts turns from %d: shifted", chess.COLOR_NAMES[color], -offset)
+        aligned.update({(color, turn + offset): row for turn, row in mine.items()})
+    return aligned
 
 
 def _read_json(path: Path) -> Any:
@@ -209,6 +237,10 @@ def window(square: int) -> list[int]:
         for f in (file - 1, file, file + 1)
         if 0 <= r < 8 and 0 <= f < 8
     ]
+
+
+def _square_name(square: int | None) -> str | None:
+    return None if square is None else chess.square_name(square)
 
 
 def find_turn_logs(path: Path) -> list[Path]:
