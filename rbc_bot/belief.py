@@ -323,6 +323,7 @@ class TrackerStats:
     stashes_exhausted: int = 0
     rebuilds: int = 0
     boards_stashed: int = 0
+    boards_dropped: int = 0
     history: list[tuple[str, int, int]] = field(default_factory=list)  # (observation, live, stashed)
 
 
@@ -338,12 +339,14 @@ class BeliefTracker:
         board: chess.Board | None = None,
         cap: int | None = None,
         seed: int = 0,
+        max_stashed: int | None = None,
     ) -> None:
         if cap is not None and cap < 1:
             raise ValueError(f"belief cap must be >= 1 or None, not {cap}")
         start = chess.Board() if board is None else board
         self.color = color
         self.cap = cap
+        self.max_stashed = max_stashed  # memory bound: beyond it the oldest stashes are dropped
         self.rng = np.random.default_rng(seed)
         self.rows = encode(start)[None, :]
         self._stash: dict[int, list[np.ndarray]] = {}  # observation index -> stashed row blocks
@@ -483,6 +486,7 @@ class BeliefTracker:
         keep, rest = np.sort(order[: self.cap]), order[self.cap :]
         self._stash.setdefault(index, []).append(rows[rest])
         self._shuffled.discard(index)
+        self._bound_stash()
         self.stats.samplings += 1
         self.stats.boards_stashed += len(rest)
         return rows[keep]
@@ -503,6 +507,24 @@ class BeliefTracker:
                 self.fullmove += 1
             self.to_move = not self._mover(observation)
         self.stats.history.append((type(observation).__name__, self.live_size, self.stashed_size))
+
+    def _bound_stash(self) -> None:
+        """Drop the oldest stashes while more than ``max_stashed`` boards are stashed (logged, counted).
+
+        This gives up the guarantee that the truth is kept, for bounded memory; the rebuild path still
+        keeps the game going if it is ever needed.
+        """
+        if self.max_stashed is None:
+            return
+        total = self.stashed_size
+        while total > self.max_stashed and len(self._stash) > 1:
+            oldest = min(self._stash)
+            dropped = sum(len(block) for block in self._stash.pop(oldest))
+            self._shuffled.discard(oldest)
+            total -= dropped
+            self.stats.boards_dropped += dropped
+            log.warning("belief: stash over %d boards; dropped %d boards of observation %d",
+                        self.max_stashed, dropped, oldest)  # fmt: skip
 
     def _take_from_stash(self, index: int) -> np.ndarray:
         """Up to ``cap`` boards of the stash at ``index``, uniformly drawn without replacement.

@@ -21,6 +21,7 @@ class BeliefConfig:
     max_cap: int = 20_000  # most boards kept live; the clock lowers it when time is short
     min_cap: int = 500  # fewest boards kept live, however short the time
     seed: int = 0  # sampling seed (reproducible games)
+    max_stashed: int = 4_000_000  # most boards stashed (66 B each); beyond it the oldest stashes go
 
 
 @dataclass

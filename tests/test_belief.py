@@ -200,3 +200,14 @@ def test_partition_counts_and_sense_filter() -> None:
     assert counts[chess.E7, 7] == tracker.live_size - 2
     kept = filter_sense(tracker.rows, [chess.E5], [7])
     assert len(kept) == 1
+
+
+def test_stash_memory_bound_drops_oldest_first() -> None:
+    tracker = BeliefTracker(chess.WHITE, cap=3, seed=0, max_stashed=40)
+    for uci in ["e2e4", "d2d4", "g1f3"]:
+        move = chess.Move.from_uci(uci)
+        tracker.on_own_move(move, move, None)
+        tracker.on_opponent_move(None)
+    assert tracker.stats.boards_dropped > 0
+    assert [s.index for s in tracker.stashes] == [6]  # only the newest stash is left
+    assert tracker.live_size == 3
