@@ -46,9 +46,9 @@ class EngineConfig:
     path: str | None = None  # Stockfish binary; None looks it up (see stockfish_bin/README.md)
     workers: int = 2  # engine processes (one per core is fastest)
     hash_mb: int = 16
-    timeout: float = 5.0  # seconds before a silent engine is restarted
+    timeout: float = 20.0  # seconds one search may take before the engine is restarted
     depth: int = 1  # least search depth for scoring positions (cost is per call, not per node)
-    max_depth: int = 12  # deepest search when few positions leave time for it
+    max_depth: int = 14  # deepest search when few positions leave time for it
     nodes: int | None = None  # node limit instead of depth (deterministic with workers=1)
     deterministic: bool = False  # Threads=1, ucinewgame before each call: same input, same scores
 
