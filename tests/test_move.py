@@ -1,0 +1,158 @@
+"""The best-worst move selector on hand-built beliefs with a known answer, scored by real Stockfish.
+
+Deterministic: one engine process, Threads=1, a fixed search depth (plan_depth cannot deepen it),
+fixed rng seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import chess
+import numpy as np
+import pytest
+from reconchess.utilities import move_actions
+
+from rbc_bot.config import EngineConfig, MoveConfig
+from rbc_bot.engine import EnginePool, can_capture_king
+from rbc_bot.move import MoveDecision, Scorer, choose_move, king_capture, our_king_attacked
+from rbc_bot.rules import revise
+
+DEPTH = 8
+
+
+@pytest.fixture(scope="module")
+def scorer() -> Iterator[Scorer]:
+    with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
+        yield Scorer(pool, EngineConfig(depth=DEPTH, max_depth=DEPTH))
+
+
+def boards_of(*fens: str) -> list[chess.Board]:
+    return [chess.Board(fen) for fen in fens]
+
+
+def actions(boards: Sequence[chess.Board]) -> list[chess.Move]:
+    """The requests reconchess offers: they depend on our pieces only, which every board shares."""
+    offered = {m for b in boards for m in move_actions(b)}
+    return sorted(offered, key=lambda m: m.uci())
+
+
+def decide(boards: list[chess.Board], scorer: Scorer, aggregate: str = "min", seed: int = 0) -> MoveDecision:
+    config = MoveConfig(aggregate=aggregate)  # type: ignore[arg-type]
+    return choose_move(boards, actions(boards), scorer, config, 2.0, np.random.default_rng(seed))
+
+
+def king_capturable_after(board: chess.Board, move: chess.Move | None) -> bool:
+    """Whether the opponent can take our king after we request ``move`` on ``board`` (RBC revision)."""
+    taken, _ = revise(board, move)
+    child = board.copy(stack=False)
+    child.push(taken if taken is not None else chess.Move.null())
+    if child.king(not board.turn) is None:  # we took their king: the game is over, we are safe
+        return False
+    return can_capture_king(child)
+
+
+def safe_everywhere(boards: Sequence[chess.Board], move: chess.Move | None) -> bool:
+    return not any(king_capturable_after(b, move) for b in boards)
+
+
+# --- king captures -------------------------------------------------------------------------------
+
+KING_H5 = "8/8/8/7k/8/8/8/R2QK3 w - - 0 1"  # Qd1xh5 takes the king
+KING_H5_PAWN = "8/1p6/8/7k/8/8/8/R2QK3 w - - 0 1"
+KING_A8 = "k7/8/8/8/8/8/8/R2QK3 w - - 0 1"  # Ra1xa8 takes the king
+
+
+def test_king_capture_possible_on_most_boards_is_taken(scorer: Scorer) -> None:
+    boards = boards_of(KING_H5, KING_A8, KING_H5_PAWN)
+    decision = decide(boards, scorer)
+    assert decision.reason == "king-capture"
+    assert decision.move == chess.Move.from_uci("d1h5")  # 2 boards against 1 for a1a8
+    assert king_capture(boards, set(actions(boards))) == chess.Move.from_uci("d1h5")
+
+
+def test_king_capture_on_one_board_only_is_still_taken(scorer: Scorer) -> None:
+    boards = boards_of(KING_A8, "7k/8/8/8/8/8/8/R2QK3 w - - 0 1")
+    decision = decide(boards, scorer)
+    assert decision.reason == "king-capture" and decision.move == chess.Move.from_uci("a1a8")
+
+
+def test_black_king_capture_and_promotion_capture() -> None:
+    """A pawn taking the king on the last rank is requested as a queen promotion, as reconchess offers it."""
+    board = chess.Board("8/8/8/8/8/8/1p6/K1k5 b - - 0 1")
+    assert king_capture([board], set(move_actions(board))) == chess.Move.from_uci("b2a1q")
+
+
+# --- our king attacked ---------------------------------------------------------------------------
+
+QUEEN_NEXT_TO_KING = "k7/8/8/8/8/8/P3q3/4K3 w - - 0 1"  # only Kxe2 saves the king
+QUEEN_FAR = "k6q/8/8/8/8/8/P7/4K3 w - - 0 1"
+ROOK_CHECK = "k7/8/8/8/8/8/P7/r3K2R w K - 0 1"  # rook check on the first rank
+BISHOP_CHECK = "k7/8/8/8/1b6/8/P4P2/4K2R w K - 0 1"
+
+
+@pytest.mark.parametrize(
+    "fens",
+    [
+        (QUEEN_NEXT_TO_KING, QUEEN_FAR),
+        (QUEEN_FAR, QUEEN_NEXT_TO_KING, QUEEN_FAR.replace("k6q", "1k5q")),
+        (ROOK_CHECK, ROOK_CHECK.replace("r3K2R", "4K2R")),
+        (BISHOP_CHECK, BISHOP_CHECK.replace("1b6", "8"), BISHOP_CHECK.replace("1b6", "6b1")),
+    ],
+    ids=["queen-adjacent", "queen-adjacent-minority", "rook-check", "bishop-check"],
+)
+def test_attacked_king_is_saved_on_every_board(scorer: Scorer, fens: tuple[str, ...]) -> None:
+    boards = boards_of(*fens)
+    assert any(our_king_attacked(b) for b in boards)
+    offered: list[chess.Move | None] = [*actions(boards), None]
+    saving = [m for m in offered if safe_everywhere(boards, m)]
+    assert saving, "the hand-built belief must allow a saving move"
+    decision = decide(boards, scorer)
+    assert decision.move in saving, (decision.move, [str(m) for m in saving])
+    for board in boards:
+        assert not king_capturable_after(board, decision.move)
+
+
+def test_queen_next_to_king_is_captured(scorer: Scorer) -> None:
+    """Hand analysis: every king step and the pass leave Qe2 taking our king; only Kxe2 saves it."""
+    boards = boards_of(QUEEN_NEXT_TO_KING, QUEEN_FAR)
+    offered: list[chess.Move | None] = [*actions(boards), None]
+    assert [m for m in offered if safe_everywhere(boards, m)] == [chess.Move.from_uci("e1e2")]
+    assert decide(boards, scorer).move == chess.Move.from_uci("e1e2")
+
+
+# --- best-worst ----------------------------------------------------------------------------------
+
+# Black threatens Rd1 mate on both boards. On A the d8 rook hangs: Qa5xd8 is mate. On B the a8 rook
+# guards it: Qxd8+ Rxd8 loses the queen for a rook with the back-rank mate still threatened.
+ROOK_HANGS = "3r2k1/5ppp/8/Q7/8/8/5PPP/6K1 w - - 0 1"
+ROOK_GUARDED = "r2r2k1/5ppp/8/Q7/8/8/5PPP/6K1 w - - 0 1"
+QXD8 = chess.Move.from_uci("a5d8")
+
+
+def test_min_aggregation_avoids_the_move_that_loses_on_one_board(scorer: Scorer) -> None:
+    boards = boards_of(ROOK_HANGS, ROOK_GUARDED)
+    decision = decide(boards, scorer, "min")
+    assert decision.reason == "best-worst"
+    by_move = {c.move: c for c in decision.candidates}
+    assert QXD8 in by_move, "Stockfish proposes the mate on board A"
+    qxd8 = by_move[QXD8]
+    assert qxd8.worst < -300  # queen for rook on board B
+    assert qxd8.mean > 5_000  # mate on board A
+    assert decision.move != QXD8
+    chosen = by_move[decision.move]
+    assert chosen.worst > qxd8.worst + 300
+    assert chosen.worst == max(c.worst for c in decision.candidates)
+
+
+def test_mean_aggregation_takes_the_mate_on_one_board(scorer: Scorer) -> None:
+    boards = boards_of(ROOK_HANGS, ROOK_GUARDED)
+    decision = decide(boards, scorer, "mean")
+    assert decision.move == QXD8
+    assert decision.candidates[0].mean == max(c.mean for c in decision.candidates)
+
+
+def test_single_legal_choice_and_empty_belief(scorer: Scorer) -> None:
+    assert decide([], scorer).reason == "no-boards"
+    decision = choose_move([], [], scorer, MoveConfig(), 1.0, np.random.default_rng(0))
+    assert decision.move is None
