@@ -12,7 +12,14 @@ import chess
 from rbc_bot.replay.load import LoadedGame, turns_of
 from rbc_bot.replay.mistakes import MoveScore, summarise
 from rbc_bot.replay.pgn import result_of
-from rbc_bot.replay.resim import DEFAULT_CAP, DEFAULT_SECONDS, DEFAULT_STASH_LIMIT, SideBelief, resimulate
+from rbc_bot.replay.resim import (
+    DEFAULT_CAP,
+    DEFAULT_SECONDS,
+    DEFAULT_STASH_LIMIT,
+    SideBelief,
+    TurnBelief,
+    resimulate,
+)
 
 if TYPE_CHECKING:
     from rbc_bot.engine import EnginePool
@@ -77,6 +84,7 @@ class GameAnalysis:
                     "size_after_move": tb.size_after_move if tb else None,
                     "truth": None if tb is None else tb.truth_kept,
                     "sampled_away": bool(tb and tb.truth_sampled_away),
+                    "truth_note": _truth_note(tb),
                     "sense": _square_name(history.sense(turn)),
                     "eliminated": tb.sense_eliminated if tb else None,
                     "expected": tb.sense_expected if tb else None,
@@ -124,6 +132,14 @@ class GameAnalysis:
             "warnings": self.game.warnings,
             "per_turn": self.rows(),
         }
+
+
+def _truth_note(tb: TurnBelief | None) -> str:
+    if tb is None:
+        return "-"
+    if tb.truth_kept:
+        return "yes"
+    return "sampled away (cap)" if tb.truth_sampled_away else "LOST"
 
 
 def _square_name(square: int | None) -> str | None:

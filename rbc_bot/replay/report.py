@@ -31,7 +31,7 @@ COLUMNS = [
     ("expected", "expected"),
     ("best_sense", "best sense"),
     ("best_expected", "best expected"),
-    ("truth", "truth in belief"),
+    ("truth_note", "truth in belief"),
     ("requested", "requested"),
     ("taken", "taken"),
     ("capture", "captured on"),
@@ -212,7 +212,7 @@ def print_summary(summary: dict[str, Any], console: Console, full: bool = True) 
         cells = [
             f"{row['color'][0].upper()}{row['turn']}",
             f"{fmt(row['size_after_opponent'])}>{fmt(row['size_after_sense'])}",
-            {True: "ok", False: "LOST", None: "-"}[row["truth"]],
+            {"yes": "ok", "sampled away (cap)": "capped"}.get(row["truth_note"], row["truth_note"]),
             fmt(row["sense"]),
             fmt(row["eliminated"]),
             best,
