@@ -290,14 +290,15 @@ def test_folder_mode_aggregates_and_lists_bad_files(games: dict[str, Path], tmp_
 
 
 def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
-    from rbc_bot.match import play_game
     from rbc_bot.players import BotSpec
 
-    result = play_game(
-        BotSpec("rbc_bot"), BotSpec("random"), seconds=120, seed=5, out_dir=tmp_path, isolate=False
-    )
-    replay = Path(result.replay)
-    assert (tmp_path / (replay.name + ".turns.jsonl")).exists()
+    replay = tmp_path / "ours.json"
+    log_path = tmp_path / (replay.name + ".turns.jsonl")  # where rbc_bot.match puts it
+    ours = BotSpec("rbc_bot").create(turn_log_path=str(log_path))
+    random.seed(5)
+    game = LocalGame(seconds_per_player=60, full_turn_limit=8)  # bounded length keeps the test short
+    play_local_game(ours, RandomBot(), game=game)[2].save(replay)
+    assert log_path.exists()
     out = tmp_path / "ours"
     assert run_cli(str(replay), "--out", str(out), "--engine-nodes", NODES, "--belief-seconds", "30") == 0
     summary = json.loads((out / "summary.json").read_text())
@@ -310,11 +311,11 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     logged = [
         json.loads(line) for line in (tmp_path / (replay.name + ".turns.jsonl")).read_text().splitlines()
     ]
-    by_sense = {row["turn"]: row for row in summary["per_turn"]}
-    assert len(by_sense) == len(logged)
+    by_turn = {row["turn"]: row for row in summary["per_turn"]}
+    assert len(by_turn) == len(logged)
     first = min(logged, key=lambda row: row["turn"])
-    assert by_sense[0]["sense"] == first["sense_square"]
-    assert by_sense[0]["bot_belief"] == first["belief"]["after_sense"][0]
+    assert by_turn[0]["sense"] == first["sense_square"]
+    assert by_turn[0]["bot_belief"] == first["belief"]["after_sense"][0]
     assert all(row["seconds"] is not None for row in summary["per_turn"])
 
 
