@@ -1,0 +1,263 @@
+"""RbcBot as a reconchess Player: guarded against its own failures, playing real games on short clocks,
+and loaded by the stock ``rc-bot-match``."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import chess
+import pytest
+from reconchess import GameHistory, LocalGame
+from reconchess.bots.random_bot import RandomBot
+from reconchess.play import play_turn
+from reconchess.utilities import move_actions
+
+import rbc_bot.bot
+from rbc_bot.bot import RbcBot
+from rbc_bot.config import load_config
+from rbc_bot.match import GameResult, play_game
+from rbc_bot.players import BotSpec, export_stockfish_for_trout
+from rbc_bot.rules import sense_window
+
+ROOT = Path(__file__).parent.parent
+BOT_FILE = ROOT / "rbc_bot" / "bot.py"
+SMALL = ("engine.workers=1",)  # one engine process: the machine is shared
+TURN_FIELDS = {
+    "turn", "color", "belief", "seconds_left", "budget", "sense_square", "sense_eliminated", "candidates",
+    "chosen_move", "taken_move", "seconds_sense", "seconds_move", "engine_calls", "engine_restarts",
+    "recoveries", "errors",
+}  # fmt: skip
+
+
+def small_bot(*overrides: str) -> RbcBot:
+    return RbcBot(load_config(None, [*SMALL, "engine.deterministic=true", *overrides]))
+
+
+def boom(*args: Any, **kwargs: Any) -> Any:
+    raise RuntimeError("selector broken on purpose")
+
+
+def play_turns(bot: RbcBot, bot_color: chess.Color, plies: int, seed: int = 0) -> LocalGame:
+    """A real LocalGame of ``plies`` plies (or until it ends) between ``bot`` and RandomBot."""
+    random.seed(seed)
+    game = LocalGame(seconds_per_player=120)
+    players = {bot_color: bot, not bot_color: RandomBot()}
+    game.store_players("white", "black")
+    for color, player in players.items():
+        player.handle_game_start(color, game.board.copy(), "opponent")
+    game.start()
+    for _ in range(plies):
+        if game.is_over():
+            break
+        play_turn(game, players[game.turn], end_turn_last=False)  # raises on an illegal request
+    return game
+
+
+# --- guarded Player ------------------------------------------------------------------------------
+
+
+def test_broken_selectors_still_give_legal_actions(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+    monkeypatch.setattr(rbc_bot.bot, "choose_move", boom)
+    monkeypatch.setattr(rbc_bot.bot, "choose_sense_square", boom)
+    bot = small_bot()
+    caplog.set_level(logging.ERROR, logger="rbc_bot.bot")
+    try:
+        game = play_turns(bot, chess.WHITE, plies=8)  # play_turn raises on an illegal request
+        assert not game.is_over(), "a passing bot lost within 8 plies: pick another seed"
+        # Every sense and every move of ours failed, and each failure was caught, logged and counted.
+        failures = [r for r in caplog.records if "failed; falling back" in r.getMessage()]
+        broken = [r for r in failures if r.exc_info and "selector broken on purpose" in str(r.exc_info[1])]
+        assert sorted(r.getMessage().split()[0] for r in broken) == ["choose_move"] * 4 + ["choose_sense"] * 4
+        assert bot.errors == len(failures) >= 8
+        game.end()
+        history = game.get_game_history()
+        for turn in history.turns(chess.WHITE):
+            assert history.sense(turn) == chess.E5  # the fallback sense
+            assert history.requested_move(turn) is None  # the fallback: no king to take, so pass
+    finally:
+        bot.close()
+
+
+def test_fallbacks_return_a_valid_sense_and_a_legal_move(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rbc_bot.bot, "choose_move", boom)
+    monkeypatch.setattr(rbc_bot.bot, "choose_sense_square", boom)
+    bot = small_bot()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    try:
+        bot.handle_game_start(chess.BLACK, chess.Board(), "nobody")
+        bot.handle_opponent_move_result(False, None)
+        actions = move_actions(board)
+        square = bot.choose_sense(list(chess.SQUARES), actions, 100.0)
+        assert square is not None and len(sense_window(square)) == 9
+        bot.handle_sense_result([(sq, board.piece_at(sq)) for sq in sense_window(square)])
+        move = bot.choose_move(actions, 100.0)
+        assert move is None or move in actions
+        assert bot.errors >= 2
+    finally:
+        bot.close()
+
+
+@pytest.mark.xfail(
+    reason="bug: _fallback_sense does not record its square in self._sense_square, so handle_sense_result "
+    "raises (no sense / stale square), the sense result is lost and a second error is counted",
+    strict=True,
+)
+def test_fallback_sense_result_is_used(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+    """After a failed sense selector the fallback's sense result must still narrow the belief."""
+    monkeypatch.setattr(rbc_bot.bot, "choose_sense_square", boom)
+    caplog.set_level(logging.ERROR, logger="rbc_bot.bot")
+    bot = small_bot()
+    board = chess.Board()
+    board.push_uci("e2e4")
+    try:
+        bot.handle_game_start(chess.BLACK, chess.Board(), "nobody")
+        bot.handle_opponent_move_result(False, None)
+        before = bot.tracker.live_size
+        square = bot.choose_sense(list(chess.SQUARES), move_actions(board), 100.0)
+        assert square == chess.E4
+        bot.handle_sense_result([(sq, board.piece_at(sq)) for sq in sense_window(square)])
+        assert [r.getMessage().split()[0] for r in caplog.records] == ["choose_sense"]
+        assert bot.errors == 1
+        assert bot.tracker.live_size < before  # e4 seen: boards without the e-pawn there are gone
+    finally:
+        bot.close()
+
+
+def test_fallback_move_takes_a_king_capture(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With the selector broken, the fallback still takes a king it can see on the believed board."""
+    monkeypatch.setattr(rbc_bot.bot, "choose_move", boom)
+    board = chess.Board("4k3/8/8/8/8/8/8/4R1K1 w - - 0 1")  # Re1xe8
+    bot = small_bot()
+    try:
+        bot.handle_game_start(chess.WHITE, board.copy(), "nobody")
+        assert bot.choose_move(move_actions(board), 100.0) == chess.Move.from_uci("e1e8")
+        assert bot.errors == 1
+    finally:
+        bot.close()
+
+
+def test_internal_errors_in_handlers_are_swallowed(caplog: Any) -> None:
+    bot = small_bot()
+    try:
+        bot.handle_game_start(chess.WHITE, chess.Board(), "nobody")
+        caplog.set_level(logging.ERROR, logger="rbc_bot.bot")
+        # Nonsense observations: the handlers must log and carry on, never raise.
+        bot.handle_sense_result("not a sense result")  # type: ignore[arg-type]
+        bot.handle_move_result(chess.Move.from_uci("a1h8"), object(), True, 999)  # type: ignore[arg-type]
+        assert bot.errors >= 1
+        assert any("falling back" in r.getMessage() for r in caplog.records)
+        move = bot.choose_move(move_actions(chess.Board()), 100.0)
+        assert move is None or move in move_actions(chess.Board())
+    finally:
+        bot.close()
+
+
+def test_engine_processes_end_with_the_game() -> None:
+    bot = small_bot()
+    bot.handle_game_start(chess.WHITE, chess.Board(), "nobody")
+    assert bot.engine is not None
+    pids = bot.engine.pids
+    assert pids and all(alive(pid) for pid in pids)
+    bot.handle_game_end(chess.WHITE, None, None)
+    assert bot.engine is None
+    assert not any(alive(pid) for pid in pids)
+
+
+def alive(pid: int) -> bool:
+    """A live (not zombie) process."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def check_game(result: GameResult, ours: str) -> list[dict[str, Any]]:
+    """No crash, no flag of ours, and a turn log with one complete line per turn of ours."""
+    assert result.crashed is None, result.traceback
+    assert result.timed_out != ours, result
+    log_path = Path(result.turn_logs[ours])
+    records = [json.loads(line) for line in log_path.read_text().splitlines()]
+    history = GameHistory.from_file(result.replay)
+    color = chess.WHITE if ours == "white" else chess.BLACK
+    turns = list(history.turns(color)) if history.num_turns(color) else []
+    assert len(records) == len(turns) == (result.plies + (ours == "white")) // 2
+    assert [r["turn"] for r in records] == list(range(1, len(records) + 1))
+    for record, turn in zip(records, turns, strict=True):
+        taken = history.taken_move(turn)
+        assert record["taken_move"] == (taken.uci() if taken else None)
+        assert record["sense_square"] == chess.square_name(history.sense(turn))
+        requested = history.requested_move(turn)
+        assert record["chosen_move"] == (requested.uci() if requested else None)
+    for record in records:
+        assert set(record) >= TURN_FIELDS, TURN_FIELDS - set(record)
+        assert record["color"] == ours
+        assert record["errors"] == 0
+        assert record["seconds_move"] >= 0 and record["seconds_left"] > 0
+        assert set(record["belief"]) >= {"after_opponent", "after_sense", "after_move"}
+    return records
+
+
+def test_plays_a_whole_game_without_stockfish(tmp_path: Path, caplog: Any) -> None:
+    caplog.set_level(logging.ERROR, logger="rbc_bot.bot")
+    ours = BotSpec("rbc_bot", (*SMALL, f"engine.path={tmp_path / 'no-stockfish'}"))
+    result = play_game(
+        ours, BotSpec("random"), seconds=30, increment=0, seed=5, out_dir=tmp_path, isolate=False
+    )
+    records = check_game(result, "white")
+    assert result.winner == "white"
+    assert all(r["engine_calls"] == 0 for r in records)
+    assert any("Stockfish could not start" in r.getMessage() for r in caplog.records)
+
+
+# --- short-clock games against each reconchess bot -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("opponent", "ours", "seconds", "increment", "seed"),
+    [
+        ("random", "white", 30.0, 0.0, 1),
+        ("random", "black", 30.0, 0.0, 2),
+        ("attacker", "black", 30.0, 1.0, 3),
+        ("trout", "white", 30.0, 1.0, 4),
+    ],
+)
+def test_short_clock_game(
+    tmp_path: Path, opponent: str, ours: str, seconds: float, increment: float, seed: int
+) -> None:
+    us = BotSpec("rbc_bot", SMALL)
+    white, black = (us, BotSpec(opponent)) if ours == "white" else (BotSpec(opponent), us)
+    result = play_game(
+        white, black, seconds=seconds, increment=increment, seed=seed, out_dir=tmp_path, isolate=False
+    )
+    check_game(result, ours)
+    print(f"{opponent} {ours}: winner {result.winner} by {result.reason}, {result.plies} plies, "
+          f"left {result.seconds_left}")  # fmt: skip
+    if opponent == "random":
+        assert result.winner == ours
+
+
+# --- the stock reconchess tools --------------------------------------------------------------------
+
+
+def test_rc_bot_match_loads_our_bot(tmp_path: Path) -> None:
+    export_stockfish_for_trout()
+    random_bot = Path(sys.modules["reconchess.bots.random_bot"].__file__ or "")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    proc = subprocess.run(
+        ["rc-bot-match", str(BOT_FILE), str(random_bot), "--seconds_per_player", "30"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    winners = [line for line in proc.stdout.splitlines() if line.startswith("Winner:")]
+    assert winners and "ERROR" not in winners[0], proc.stdout + proc.stderr
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert list(tmp_path.glob("*.json")), "rc-bot-match saves the replay in its working directory"
