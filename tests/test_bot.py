@@ -228,9 +228,30 @@ def test_plays_a_whole_game_without_stockfish(tmp_path: Path, caplog: Any) -> No
         ("random", "black", 30.0, 0.0, 2),
         ("attacker", "black", 30.0, 1.0, 3),
         ("trout", "white", 30.0, 1.0, 4),
+        ("attacker", "white", 10.0, 0.0, 5),  # the whole game below the margin: panic fallbacks only
+        ("trout", "black", 10.0, 0.0, 6),
     ],
 )
 def test_short_clock_game(
+    tmp_path: Path, opponent: str, ours: str, seconds: float, increment: float, seed: int
+) -> None:
+    play_and_check(tmp_path, opponent, ours, seconds, increment, seed)
+
+
+@pytest.mark.long
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("ours", ["white", "black"])
+@pytest.mark.parametrize(
+    ("opponent", "seconds", "increment"),
+    [("random", 45.0, 2.0), ("attacker", 45.0, 2.0), ("trout", 45.0, 2.0), ("trout", 120.0, 5.0)],
+)
+def test_more_short_clock_games(
+    tmp_path: Path, opponent: str, ours: str, seconds: float, increment: float, seed: int
+) -> None:
+    play_and_check(tmp_path, opponent, ours, seconds, increment, 100 + seed)
+
+
+def play_and_check(
     tmp_path: Path, opponent: str, ours: str, seconds: float, increment: float, seed: int
 ) -> None:
     us = BotSpec("rbc_bot", SMALL)
