@@ -21,17 +21,18 @@ import chess
 import numpy as np
 from reconchess import GameHistory, Player, WinReason
 
-from rbc_bot.belief import BeliefTracker
+from rbc_bot.belief import BeliefTracker, decode
 from rbc_bot.clock import Clock, TurnBudget
 from rbc_bot.config import BotConfig, MoveConfig
 from rbc_bot.engine import EnginePool, king_capture_moves
-from rbc_bot.move import MoveDecision, Scorer, choose_move
-from rbc_bot.sense import choose_sense_square
+from rbc_bot.move import MoveDecision, Scorer, choose_move, our_king_attacked
+from rbc_bot.sense import choose_sense_square, danger_square
 
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
 PANIC_MOVE = MoveConfig(top_k=1, max_candidates=4, max_boards=8, min_boards=2, consider_pass=True)
+DANGER_SAMPLE = 2_000  # boards checked for an attacked king when choosing the sense
 CHOICE_SAMPLE = 3_000  # boards the move selector sees at most (king captures and check escapes among them)
 
 
@@ -133,7 +134,9 @@ class RbcBot(Player):
         self._budget = budget = self.clock.budget(seconds_left)
         self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
         method = "partition" if budget.panic else self.config.sense.method
-        square = choose_sense_square(self.tracker.rows, method, self.rng, self.config.sense.window_sample)
+        square = self._danger_sense() if self.config.sense.danger_first and not budget.panic else None
+        if square is None:
+            square = choose_sense_square(self.tracker.rows, method, self.rng, self.config.sense.window_sample)
         self._sense_square = square
         self._record.update(
             seconds_left=round(seconds_left, 2), budget=round(budget.total, 2), panic=budget.panic,
@@ -210,6 +213,14 @@ class RbcBot(Player):
             log.exception("Stockfish could not start; scoring by material only")
             self.engine = None
         self.scorer = Scorer(self.engine, cfg)
+
+    def _danger_sense(self) -> int | None:
+        """A sense that tells boards where our king is attacked from the others (None if all agree)."""
+        rows = self.tracker.rows
+        if len(rows) > DANGER_SAMPLE:
+            rows = rows[np.sort(self.rng.choice(len(rows), size=DANGER_SAMPLE, replace=False))]
+        attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)
+        return danger_square(rows, attacked)
 
     def _learn_increment(self, seconds_left: float) -> None:
         """The Player API never states the increment: infer it from the clock after our last move."""

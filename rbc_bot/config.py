@@ -28,6 +28,7 @@ class BeliefConfig:
 class SenseConfig:
     method: Literal["partition", "window", "random"] = "partition"  # partition = the seed's per-square count
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
+    danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
 
 
 @dataclass

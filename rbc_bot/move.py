@@ -33,6 +33,7 @@ class Candidate:
     worst: float
     mean: float
     score: float  # the aggregate the choice is made on
+    king_losses: int = 0  # scored boards on which the opponent can then capture our king
 
 
 @dataclass
@@ -200,11 +201,13 @@ def choose_move(
     child_scores = -np.asarray(scorer.evaluate(children, depth), dtype=np.float64)  # from our side
     scores = np.where(np.isnan(fixed), child_scores[cell] if len(children) else 0.0, fixed)
 
+    # Safety first: fewest boards where our king can then be captured, then the aggregate, then the mean.
+    # (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)
+    losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
+    mix = config.mix_min_weight
     ranked = [
-        Candidate(
-            move, float(row.min()), float(row.mean()), aggregate(row, config.aggregate, config.mix_min_weight)
-        )
-        for move, row in zip(candidates, scores, strict=True)
-    ]
-    ranked.sort(key=lambda c: (c.score, c.mean), reverse=True)
+        Candidate(move, float(row.min()), float(row.mean()), aggregate(row, config.aggregate, mix), int(lost))
+        for move, row, lost in zip(candidates, scores, losses, strict=True)
+    ]  # fmt: skip
+    ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
     return MoveDecision(ranked[0].move, "best-worst", ranked, len(scored_boards), len(children), depth)

@@ -35,6 +35,29 @@ def expected_survivors(rows: np.ndarray) -> np.ndarray:
     return out
 
 
+def danger_square(rows: np.ndarray, attacked: np.ndarray) -> int | None:
+    """When our king is attacked on some boards but not all, the centre that best tells them apart.
+
+    For each interior centre, the boards are grouped by what the window shows; the ambiguity left is
+    the expected share of the minority (attacked vs safe) in the group we land in. The smallest wins,
+    ties broken by expected survivors. None when every board agrees.
+    """
+    n_attacked = int(attacked.sum())
+    if n_attacked == 0 or n_attacked == len(rows):
+        return None
+    pieces = rows[:, :64].astype(np.int64)
+    best: tuple[float, float, int] | None = None
+    for i, window in enumerate(_WINDOWS):
+        keys = pieces[:, window] @ _WEIGHTS
+        _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
+        hits = np.bincount(inverse.reshape(-1), weights=attacked.astype(np.float64), minlength=len(counts))
+        ambiguity = float((counts * np.minimum(hits, counts - hits) / counts).sum()) / len(rows)
+        survivors = float((counts.astype(np.float64) ** 2).sum()) / len(rows)
+        if best is None or (ambiguity, survivors) < best[:2]:
+            best = (ambiguity, survivors, INTERIOR[i])
+    return best[2] if best is not None else None
+
+
 def window_square(rows: np.ndarray) -> int:
     """The interior centre whose 3x3 window leaves the fewest boards on average."""
     return INTERIOR[int(np.argmin(expected_survivors(rows)))]
