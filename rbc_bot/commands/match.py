@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument
 from rbc_bot.match import MatchSettings, SprtSettings, load_match, run_match
 from rbc_bot.players import BotSpec, BotSpecError
 
@@ -53,11 +54,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--jobs", type=int, default=argparse.SUPPRESS, help="games played at once (default: 1)"
     )
-    parser.add_argument("--seconds", type=float, default=900.0, help="clock per player, seconds")
-    parser.add_argument("--increment", type=float, default=5.0, help="seconds added after each turn")
-    parser.add_argument(
-        "--seed", type=int, default=0, help="pair k uses seed SEED+k (random and numpy, per bot)"
-    )
+    add_clock_arguments(parser, "pair k uses seed SEED+k (random and numpy, per bot)")
     parser.add_argument(
         "--out", type=Path, default=argparse.SUPPRESS, help="output directory (default: replays/match-<time>)"
     )
@@ -85,12 +82,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate")
     parser.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate")
-    parser.add_argument(
-        "--watchdog-margin",
-        type=float,
-        default=120.0,
-        help="seconds past both clocks before a hung game is ended",
-    )
+    add_watchdog_argument(parser)
     parser.add_argument(
         "--resume",
         type=Path,

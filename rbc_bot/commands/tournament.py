@@ -12,6 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument
 from rbc_bot.commands.match import CLOCK_NOTE, stop_on_sigterm
 from rbc_bot.match import run_tournament
 from rbc_bot.players import BotSpec, BotSpecError
@@ -28,15 +29,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--games-per-pair", type=int, default=10, help="games each pair of bots plays")
     parser.add_argument("--jobs", type=int, default=1, help="games played at once")
-    parser.add_argument("--seconds", type=float, default=900.0, help="clock per player, seconds")
-    parser.add_argument("--increment", type=float, default=5.0, help="seconds added after each turn")
-    parser.add_argument("--seed", type=int, default=0, help="game pair k uses seed SEED+k")
-    parser.add_argument(
-        "--watchdog-margin",
-        type=float,
-        default=120.0,
-        help="seconds past both clocks before a hung game is ended",
-    )
+    add_clock_arguments(parser, "game pair k uses seed SEED+k")
+    add_watchdog_argument(parser)
     parser.add_argument(
         "--out",
         type=Path,

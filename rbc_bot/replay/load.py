@@ -20,6 +20,8 @@ from reconchess import GameHistory, Turn
 from reconchess.history import GameHistoryDecoder
 from reconchess.utilities import add_pawn_queen_promotion, capture_square_of_move, move_actions, revise_move
 
+from rbc_bot.rules import sense_window
+
 logger = logging.getLogger(__name__)
 
 PER_COLOR_KEYS = (
@@ -195,7 +197,7 @@ def check_rules(history: GameHistory, path: Path) -> None:
         if square is not None and (not isinstance(square, int) or not 0 <= square < 64):
             raise ReplayError(f"{label}: sense square {square!r} is not on the board")
         if square is not None:
-            expected = [(sq, board.piece_at(sq)) for sq in window(square)]
+            expected = [(sq, board.piece_at(sq)) for sq in sense_window(square)]
             got = [(int(sq), piece) for sq, piece in history.sense_result(turn)]
             if got != expected:
                 name = chess.square_name(square)
@@ -226,17 +228,6 @@ def check_rules(history: GameHistory, path: Path) -> None:
         board.push(taken if taken is not None else chess.Move.null())
         if _fen_core(history.truth_fen_after_move(turn)) != _fen_core(board.fen()):
             raise ReplayError(f"{label}: board after the move does not follow from the move")
-
-
-def window(square: int) -> list[int]:
-    """The squares a sense at ``square`` reveals, in LocalGame's order (rank+1..rank-1, file-1..file+1)."""
-    rank, file = chess.square_rank(square), chess.square_file(square)
-    return [
-        chess.square(f, r)
-        for r in (rank + 1, rank, rank - 1)
-        for f in (file - 1, file, file + 1)
-        if 0 <= r < 8 and 0 <= f < 8
-    ]
 
 
 def _square_name(square: int | None) -> str | None:

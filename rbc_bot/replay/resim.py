@@ -19,7 +19,8 @@ import chess
 import numpy as np
 from reconchess import GameHistory, Turn
 
-from rbc_bot.replay.load import turns_of, window
+from rbc_bot.replay.load import turns_of
+from rbc_bot.rules import sense_window
 
 logger = logging.getLogger(__name__)
 
@@ -28,7 +29,7 @@ DEFAULT_STASH_LIMIT = 2_000_000  # boards (66 bytes each): the tracker's stash i
 DEFAULT_SECONDS = 120.0
 # An edge centre's window is a subset of its inward neighbour's, so the best centre is always inner.
 INNER_CENTRES = [chess.square(f, r) for r in range(1, 7) for f in range(1, 7)]
-_WINDOW_INDEX = {sq: np.array(window(sq)) for sq in chess.SQUARES}
+_WINDOW_INDEX = {sq: np.array(sense_window(sq)) for sq in chess.SQUARES}
 _POWERS = (13 ** np.arange(9, dtype=np.int64)).astype(np.int64)
 
 
