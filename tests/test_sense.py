@@ -10,7 +10,14 @@ import pytest
 
 from rbc_bot.belief import encode
 from rbc_bot.rules import sense_window
-from rbc_bot.sense import INTERIOR, choose_sense_square, expected_survivors, partition_square, window_square
+from rbc_bot.sense import (
+    INTERIOR,
+    choose_sense_square,
+    danger_square,
+    expected_survivors,
+    partition_square,
+    window_square,
+)
 
 
 def rows_of(boards: list[chess.Board]) -> np.ndarray:
@@ -139,3 +146,23 @@ def test_empty_belief_and_sampled_window_and_bad_method() -> None:
     assert square in INTERIOR
     with pytest.raises(ValueError, match="unknown sense method 'best'"):
         choose_sense_square(rows_of(boards), "best", rng)
+
+
+def test_danger_square_separates_boards_where_our_king_is_attacked() -> None:
+    """A black bishop on b4 or h4 (checking our e1 king) or on a6 (not): the centre must split the
+    attacked boards from the safe one, and among such centres leave the fewest boards (b4+a6 seen)."""
+    boards = [chess.Board(f"4k3/8/{rank6}/8/{rank4}/8/8/4K3 w - - 0 1") for rank6, rank4 in
+              [("8", "1b6"), ("b7", "8"), ("8", "7b")]]  # fmt: skip
+    attacked = np.array([b.is_check() for b in boards])
+    assert attacked.tolist() == [True, False, True]
+    rows = rows_of(boards)
+    square = danger_square(rows, attacked)
+    assert square in INTERIOR
+    groups: dict[tuple[chess.Piece | None, ...], set[bool]] = {}
+    for board, hit in zip(boards, attacked, strict=True):
+        groups.setdefault(window_contents(board, square), set()).add(bool(hit))
+    assert all(len(kinds) == 1 for kinds in groups.values()), "the sense leaves attacked and safe mixed"
+    assert survivors_by_hand(boards, square) == pytest.approx(1.0)
+    assert {chess.A6, chess.B4} <= set(sense_window(square))
+    assert danger_square(rows, np.array([True, True, True])) is None
+    assert danger_square(rows, np.array([False, False, False])) is None
