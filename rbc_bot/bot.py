@@ -24,8 +24,8 @@ from reconchess import GameHistory, Player, WinReason
 from rbc_bot.belief import BeliefTracker, decode
 from rbc_bot.clock import Clock, TurnBudget
 from rbc_bot.config import BotConfig, MoveConfig
-from rbc_bot.engine import EnginePool, king_capture_moves
-from rbc_bot.move import MoveDecision, Scorer, choose_move, our_king_attacked
+from rbc_bot.engine import EnginePool
+from rbc_bot.move import MoveDecision, Scorer, choose_move, king_capture, our_king_attacked
 from rbc_bot.sense import choose_sense_square, danger_square
 
 log = logging.getLogger(__name__)
@@ -70,12 +70,7 @@ def _fallback_move(
     self: RbcBot, move_actions: Sequence[chess.Move], *args: Any, **kwargs: Any
 ) -> chess.Move | None:
     """A king capture seen on any live board, else the pass (always legal)."""
-    legal = set(move_actions)
-    for board in self.tracker.sample(200):
-        for move in king_capture_moves(board):
-            if move in legal:
-                return move
-    return None
+    return king_capture(self.tracker.sample(200), set(move_actions))
 
 
 class RbcBot(Player):

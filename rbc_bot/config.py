@@ -40,6 +40,7 @@ class MoveConfig:
     max_boards: int = 400  # boards each candidate is scored on at most
     min_boards: int = 8  # boards scored however short the time
     consider_pass: bool = True  # the pass is a candidate too
+    king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
 
 
 @dataclass
@@ -142,6 +143,7 @@ def validate(config: BotConfig) -> None:
             "need 1 <= move.min_boards <= move.max_boards",
         ),
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
+        (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),
         (config.engine.depth >= 1, "engine.depth must be >= 1"),
         (config.engine.max_depth >= config.engine.depth, "engine.max_depth must be >= engine.depth"),

@@ -121,14 +121,20 @@ def aggregate(scores: np.ndarray, method: str, min_weight: float) -> float:
     raise ValueError(f"unknown aggregate {method!r} (min, mean, mix)")
 
 
-def king_capture(boards: Sequence[chess.Board], legal: set[chess.Move]) -> chess.Move | None:
-    """The legal request that captures the enemy king on the most boards, if any board allows one."""
+def king_captures(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Counter[chess.Move]:
+    """For each legal request that captures the enemy king on some board, on how many boards it does."""
     counts: Counter[chess.Move] = Counter()
     for board in boards:
         for move in king_capture_moves(board):
             if move in legal:
                 counts[move] += 1
-    return counts.most_common(1)[0][0] if counts else None
+    return counts
+
+
+def king_capture(boards: Sequence[chess.Board], legal: set[chess.Move]) -> chess.Move | None:
+    """The legal request that captures the enemy king on the most boards, if any board allows one."""
+    captures = king_captures(boards, legal)
+    return captures.most_common(1)[0][0] if captures else None
 
 
 def prioritised(boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> list[chess.Board]:
@@ -154,9 +160,11 @@ def choose_move(
     legal = set(move_actions)
     if not boards:
         return MoveDecision(None, "no-boards", [], 0, 0)
-    capture = king_capture(boards, legal)
-    if capture is not None:
-        return MoveDecision(capture, "king-capture", [], len(boards), 0)
+    captures = king_captures(boards, legal)
+    if captures:
+        capture, count = captures.most_common(1)[0]
+        if count >= config.king_capture_share * len(boards):
+            return MoveDecision(capture, "king-capture", [], len(boards), 0)
 
     proposal_boards = prioritised(boards, max(8, config.max_candidates), rng)
     votes: Counter[chess.Move | None] = Counter()
@@ -170,6 +178,8 @@ def choose_move(
             ):
                 votes[chess.Move(move.from_square, move.to_square, chess.QUEEN)] += 1
     candidates: list[chess.Move | None] = [m for m, _ in votes.most_common(config.max_candidates)]
+    # A king capture possible on too few boards to take blindly still competes on its scores.
+    candidates += [m for m, _ in captures.most_common(4) if m not in candidates]
     if config.consider_pass or not candidates:
         candidates.append(None)
     if len(candidates) == 1:
