@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -324,6 +325,7 @@ class TrackerStats:
     rebuilds: int = 0
     boards_stashed: int = 0
     boards_dropped: int = 0
+    recoveries_timed_out: int = 0
     history: list[tuple[str, int, int]] = field(default_factory=list)  # (observation, live, stashed)
 
 
@@ -347,6 +349,7 @@ class BeliefTracker:
         self.color = color
         self.cap = cap
         self.max_stashed = max_stashed  # memory bound: beyond it the oldest stashes are dropped
+        self.recovery_seconds: float | None = None  # time bound per observation (the clock sets it)
         self.rng = np.random.default_rng(seed)
         self.rows = encode(start)[None, :]
         self._stash: dict[int, list[np.ndarray]] = {}  # observation index -> stashed row blocks
@@ -496,8 +499,15 @@ class BeliefTracker:
         self.observations.append(observation)
         now = len(self.observations)
         rows = self._capped(self._apply(self.rows, observation), now)
+        deadline = None if self.recovery_seconds is None else time.perf_counter() + self.recovery_seconds
         while len(rows) == 0 and self._stash:
-            rows = self._recover(now)
+            if deadline is not None and time.perf_counter() > deadline:
+                self.stats.recoveries_timed_out += 1
+                log.warning(
+                    "belief: recovery out of time (%.1f s); rebuilding instead", self.recovery_seconds
+                )
+                break
+            rows = self._recover(now, deadline)
         if len(rows) == 0:
             self.stats.stashes_exhausted += 1
             rows = self._rebuild(previous, observation)
@@ -545,14 +555,22 @@ class BeliefTracker:
             self._shuffled.discard(index)
         return pool[:size]
 
-    def _recover(self, now: int) -> np.ndarray:
-        """Re-simulate the earliest stash through every later observation."""
+    def _recover(self, now: int, deadline: float | None = None) -> np.ndarray:
+        """Re-simulate the earliest stash through every later observation.
+
+        Past ``deadline`` the boards in flight are stashed where they are (nothing is lost) and no
+        live board is returned.
+        """
         start = min(self._stash)
         rows = self._take_from_stash(start)
         self.stats.recoveries += 1
         log.info("belief: all live boards contradicted; recovering %d boards stashed at observation %d of %d",
                  len(rows), start, now)  # fmt: skip
         for index in range(start, now):
+            if deadline is not None and time.perf_counter() > deadline:
+                self._stash.setdefault(index, []).append(rows)
+                self._shuffled.discard(index)
+                return rows[:0]
             rows = self._capped(self._apply(rows, self.observations[index]), index + 1)
             if len(rows) == 0:
                 break

@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
 PANIC_MOVE = MoveConfig(top_k=1, max_candidates=4, max_boards=8, min_boards=2, consider_pass=True)
 DANGER_SAMPLE = 2_000  # boards checked for an attacked king when choosing the sense
+PROGRESS_AFTER_PLIES = 40  # plies without capture or pawn move before progress earns a bonus
 CHOICE_SAMPLE = 3_000  # boards the move selector sees at most (king captures and check escapes among them)
 
 
@@ -86,6 +87,8 @@ class RbcBot(Player):
         self.rng = np.random.default_rng(self.config.belief.seed)
         self.clock = Clock(self.config.clock, increment=0.0)
         self.turn = 0
+        self.plies_without_progress = 0  # an upper bound of the halfmove clock (their pawn moves unseen)
+        self._last_mean = 0.0
         self._record: dict[str, Any] = {}
         self._sense_square: int | None = None
         self._budget: TurnBudget | None = None
@@ -98,9 +101,9 @@ class RbcBot(Player):
     def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
         self.color = color
         self.opponent_name = opponent_name
-        self.tracker = BeliefTracker(
-            color, board, cap=self.config.belief.max_cap, seed=self.config.belief.seed
-        )
+        belief = self.config.belief
+        self.tracker = BeliefTracker(color, board, belief.max_cap, belief.seed, belief.max_stashed)
+        self.tracker.recovery_seconds = 2.0
         random.seed(self.config.belief.seed)
         self._start_engine()
         if self.turn_log_path is not None:
@@ -116,6 +119,8 @@ class RbcBot(Player):
         self._turn_started = time.perf_counter()
         recoveries = self.tracker.recoveries
         self.tracker.on_opponent_move(capture_square)
+        if capture_square is not None:
+            self.plies_without_progress = 0
         self._record["opponent_capture_square"] = _name(capture_square)
         self._record["belief"]["after_opponent"] = self._sizes()
         self._record["recoveries"] = self.tracker.recoveries - recoveries
@@ -128,6 +133,7 @@ class RbcBot(Player):
         self._learn_increment(seconds_left)
         self._budget = budget = self.clock.budget(seconds_left)
         self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
+        self.tracker.recovery_seconds = max(0.2, budget.total / 3)
         method = "partition" if budget.panic else self.config.sense.method
         square = self._danger_sense() if self.config.sense.danger_first and not budget.panic else None
         if square is None:
@@ -158,8 +164,12 @@ class RbcBot(Player):
         boards = self.tracker.sample(CHOICE_SAMPLE)
         calls = self.engine.stats.calls if self.engine else 0
         restarts = self.engine.stats.restarts if self.engine else 0
-        decision = choose_move(boards, move_actions, self.scorer, config, move_seconds, self.rng)
+        decision = choose_move(
+            boards, move_actions, self.scorer, config, move_seconds, self.rng, self._progress_bonus()
+        )
         move = decision.move if decision.move in set(move_actions) else None
+        if decision.candidates:
+            self._last_mean = decision.candidates[0].mean
         self._record_move(decision, move, seconds_left, started, calls, restarts)
         self._move_seconds = time.perf_counter() - started
         return move
@@ -173,6 +183,10 @@ class RbcBot(Player):
         capture_square: int | None,
     ) -> None:
         recoveries = self.tracker.recoveries
+        pawn_moved = taken_move is not None and self._is_our_pawn(taken_move.from_square)
+        self.plies_without_progress = (
+            0 if pawn_moved or capture_square is not None else self.plies_without_progress + 2
+        )
         self.tracker.on_own_move(requested_move, taken_move, capture_square)
         self._record.update(
             taken_move=taken_move.uci() if taken_move else None, capture_square=_name(capture_square)
@@ -216,6 +230,17 @@ class RbcBot(Player):
             rows = rows[np.sort(self.rng.choice(len(rows), size=DANGER_SAMPLE, replace=False))]
         attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)
         return danger_square(rows, attacked)
+
+    def _progress_bonus(self) -> float:
+        """Centipawns for a pawn move or a capture when the 100-ply draw rule nears and we stand well."""
+        plies = self.plies_without_progress
+        if plies < PROGRESS_AFTER_PLIES or self._last_mean < 0:
+            return 0.0
+        return 30.0 + 4.0 * (plies - PROGRESS_AFTER_PLIES)
+
+    def _is_our_pawn(self, square: int) -> bool:
+        code = int(self.tracker.rows[0, square]) if self.tracker.live_size else 0
+        return code == (chess.PAWN if self.color == chess.WHITE else chess.PAWN + 6)
 
     def _learn_increment(self, seconds_left: float) -> None:
         """The Player API never states the increment: infer it from the clock after our last move."""

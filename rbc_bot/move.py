@@ -155,6 +155,7 @@ def choose_move(
     config: MoveConfig,
     budget_seconds: float,
     rng: np.random.Generator,
+    progress_bonus: float = 0.0,
 ) -> MoveDecision:
     """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``."""
     legal = set(move_actions)
@@ -194,9 +195,15 @@ def choose_move(
     index_of: dict[tuple[int, ...], int] = {}
     cell = np.zeros((len(candidates), len(scored_boards)), dtype=np.int64)
     fixed = np.full((len(candidates), len(scored_boards)), np.nan)
+    bonus = np.zeros((len(candidates), len(scored_boards)))  # for pawn moves and captures (50-move rule)
     for j, board in enumerate(scored_boards):
         for i, candidate in enumerate(candidates):
-            taken, _ = revise(board, candidate) if candidate is not None else (None, None)
+            taken, captured = revise(board, candidate) if candidate is not None else (None, None)
+            progress = taken is not None and (
+                captured is not None or board.piece_type_at(taken.from_square) == chess.PAWN
+            )
+            if progress_bonus and progress:
+                bonus[i, j] = progress_bonus
             child = board.copy(stack=False)
             child.push(taken if taken is not None else chess.Move.null())
             if child.king(not board.turn) is None:
@@ -209,7 +216,7 @@ def choose_move(
             cell[i, j] = index_of[key]
     depth = scorer.plan_depth(len(children), budget_seconds * 0.8)
     child_scores = -np.asarray(scorer.evaluate(children, depth), dtype=np.float64)  # from our side
-    scores = np.where(np.isnan(fixed), child_scores[cell] if len(children) else 0.0, fixed)
+    scores = np.where(np.isnan(fixed), child_scores[cell] if len(children) else 0.0, fixed) + bonus
 
     # Safety first: fewest boards where our king can then be captured, then the aggregate, then the mean.
     # (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)

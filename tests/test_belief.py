@@ -211,3 +211,23 @@ def test_stash_memory_bound_drops_oldest_first() -> None:
     assert tracker.stats.boards_dropped > 0
     assert [s.index for s in tracker.stashes] == [6]  # only the newest stash is left
     assert tracker.live_size == 3
+
+
+def test_recovery_out_of_time_keeps_the_stash_and_rebuilds() -> None:
+    """With no time for recovery the tracker rebuilds at once, and keeps the stashed boards."""
+    tracker = BeliefTracker(chess.WHITE, cap=1, seed=0)
+    tracker.recovery_seconds = 0.0
+    tracker.on_own_move(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
+    tracker.on_opponent_move(None)
+    stashed = tracker.stashed_size
+    live = tracker.rows[0].copy()
+    truth = chess.Board()
+    truth.push_uci("e2e4")
+    truth.push_uci("g8f6")
+    seen = [(sq, truth.piece_at(sq)) for sq in sense_window(chess.G7)]
+    if (tracker.rows[:, [sq for sq, _ in seen]] == [encode(truth)[sq] for sq, _ in seen]).all():
+        pytest.skip("the sampled board already fits the sense")
+    tracker.on_sense(chess.G7, seen)
+    assert tracker.stats.recoveries_timed_out == 1 and tracker.stats.rebuilds == 1
+    assert tracker.stashed_size == stashed  # nothing thrown away
+    assert tracker.live_size == 1 and tracker.rows[0].tobytes() != live.tobytes()

@@ -24,9 +24,10 @@ from reconchess.bots.random_bot import RandomBot
 from rbc_bot.belief import BeliefTracker
 from rbc_bot.cli import main
 from rbc_bot.engine import can_capture_king
-from rbc_bot.replay.load import ReplayError, load_game, window
+from rbc_bot.replay.load import ReplayError, load_game
 from rbc_bot.replay.pgn import RbcGameBuilder, rbc_moves, read_pgn, write_pgn
 from rbc_bot.replay.resim import expected_eliminated, resimulate
+from rbc_bot.rules import sense_window
 
 NODES = "2000"
 
@@ -92,7 +93,7 @@ def test_expected_eliminated_matches_a_brute_force_count(games: dict[str, Path])
     for centre in centres:
         groups: dict[tuple[Any, ...], int] = {}
         for board in boards:
-            key = tuple(board.piece_at(sq) for sq in window(centre))
+            key = tuple(board.piece_at(sq) for sq in sense_window(centre))
             groups[key] = groups.get(key, 0) + 1
         # Truth uniform over the boards: a sense leaving group g removes n - |g| boards with chance |g|/n.
         brute = sum(size / len(boards) * (len(boards) - size) for size in groups.values())
