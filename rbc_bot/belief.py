@@ -460,13 +460,20 @@ class BeliefTracker:
             raise ValueError("a capture was reported for a move that was not taken")
         self._observe(OwnMove(requested, taken, capture_square))
         if taken is not None:
-            ours = np.zeros((1, ROW), dtype=np.int8)
-            ours[0, :64] = self._ours
-            moved = apply_moves(
-                ours, np.array([taken.from_square]), np.array([taken.to_square]),
-                np.array([taken.promotion or 0], dtype=np.int8), self.color,
-            )  # fmt: skip
-            self._ours = moved[0, :64].copy()
+            self._move_ours(taken)
+
+    def _move_ours(self, move: chess.Move) -> None:
+        """Move our piece in the own-pieces row. Not via apply_moves: a capture lands on a square that is
+        empty in this row, which apply_moves would take for en passant and erase the pawn behind it."""
+        ours, f, t = self._ours, move.from_square, move.to_square
+        piece = int(ours[f])
+        ours[f] = 0
+        offset = 0 if self.color == chess.WHITE else 6
+        ours[t] = move.promotion + offset if move.promotion else piece
+        if piece == chess.KING + offset and abs(t - f) == 2:
+            rook_from, rook_to = (f + 3, f + 1) if t > f else (f - 4, f - 1)
+            ours[rook_from] = 0
+            ours[rook_to] = chess.ROOK + offset
 
     # --- internals -------------------------------------------------------------------------------
     def _mover(self, observation: Observation) -> chess.Color:

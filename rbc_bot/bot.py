@@ -64,7 +64,8 @@ def _no_action(self: RbcBot, *args: Any, **kwargs: Any) -> None:
 
 
 def _fallback_sense(self: RbcBot, *args: Any, **kwargs: Any) -> int:
-    return chess.E5 if self.color == chess.WHITE else chess.E4
+    self._sense_square = chess.E5 if self.color == chess.WHITE else chess.E4
+    return self._sense_square
 
 
 def _fallback_move(

@@ -106,11 +106,6 @@ def test_fallbacks_return_a_valid_sense_and_a_legal_move(monkeypatch: pytest.Mon
         bot.close()
 
 
-@pytest.mark.xfail(
-    reason="bug: _fallback_sense does not record its square in self._sense_square, so handle_sense_result "
-    "raises (no sense / stale square), the sense result is lost and a second error is counted",
-    strict=True,
-)
 def test_fallback_sense_result_is_used(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
     """After a failed sense selector the fallback's sense result must still narrow the belief."""
     monkeypatch.setattr(rbc_bot.bot, "choose_sense_square", boom)
@@ -181,15 +176,10 @@ def alive(pid: int) -> bool:
     return state != "Z"
 
 
-KNOWN_BUG = "holds none of our pieces"  # see test_pawn_capture_beside_our_own_pawn_keeps_the_belief
-
-
 def check_game(result: GameResult, ours: str, caplog: Any) -> list[dict[str, Any]]:
-    """No crash, no flag of ours, no internal error but the known (xfailed) one, and a turn log with
-    one complete line per turn of ours."""
+    """No crash, no flag of ours, no internal error, and one complete turn-log line per turn of ours."""
     failures = [r for r in caplog.records if r.name == "rbc_bot.bot" and "falling back" in r.getMessage()]
-    unexpected = [r for r in failures if not (r.exc_info and KNOWN_BUG in str(r.exc_info[1]))]
-    assert not unexpected, [f"{r.getMessage()}: {r.exc_info and r.exc_info[1]!r}" for r in unexpected]
+    assert not failures, [f"{r.getMessage()}: {r.exc_info and r.exc_info[1]!r}" for r in failures]
     assert result.crashed is None, result.traceback
     assert result.timed_out != ours, result
     log_path = Path(result.turn_logs[ours])
@@ -293,12 +283,6 @@ def test_rc_bot_match_loads_our_bot(tmp_path: Path) -> None:
     assert list(tmp_path.glob("*.json")), "rc-bot-match saves the replay in its working directory"
 
 
-@pytest.mark.xfail(
-    reason="bug in BeliefTracker.on_own_move: it moves our pieces with apply_moves on a row holding only "
-    "our pieces, so our pawn capture (exf5) lands on an 'empty' square, is taken for en passant and "
-    "erases our own f4 pawn; the opponent's later capture on f4 then raises 'holds none of our pieces'",
-    strict=True,
-)
 def test_pawn_capture_beside_our_own_pawn_keeps_the_belief(caplog: Any) -> None:
     """1.e4 e5 2.f4 f5 3.exf5 exf4: seen in a real game against trout (the belief then had to rebuild)."""
     caplog.set_level(logging.ERROR)
