@@ -224,9 +224,9 @@ def test_plays_a_whole_game_without_stockfish(tmp_path: Path, caplog: Any) -> No
     [
         ("random", "white", 30.0, 0.0, 1),
         ("random", "black", 30.0, 0.0, 2),
-        ("attacker", "black", 20.0, 1.0, 3),
         ("trout", "white", 20.0, 1.0, 4),
         ("attacker", "white", 10.0, 0.0, 5),  # the whole game below the margin: panic fallbacks only
+        ("attacker", "black", 10.0, 0.0, 3),
         ("trout", "black", 10.0, 0.0, 6),
     ],
 )
