@@ -6,9 +6,19 @@ import random
 
 import chess
 import pytest
+import reconchess.bots.attacker_bot as attacker_module
 from reconchess import LocalGame
 from reconchess.bots.random_bot import RandomBot
 from reconchess.play import play_turn
+
+# reconchess's AttackerBot, as White, pops moves from the module's own QUICK_ATTACKS lists, so every
+# in-process game changes the next one. Snapshot them at collection and restore before each test.
+_QUICK_ATTACKS = [list(sequence) for sequence in attacker_module.QUICK_ATTACKS]
+
+
+@pytest.fixture(autouse=True)
+def pristine_attacker_bot() -> None:
+    attacker_module.QUICK_ATTACKS[:] = [list(sequence) for sequence in _QUICK_ATTACKS]
 
 
 def boards_from_random_games(n_boards: int, seed: int = 0) -> list[chess.Board]:
