@@ -221,9 +221,12 @@ def test_ladder_pairs_connect_with_stock_rc_connect_trout(tmp_path: Path) -> Non
             ours.wait_for("finished game", timeout=120)
             wait_until(lambda: "Finished game" in rc_out.read_text(), 60, "rc-connect to finish a game")
         finally:
+            # Ours first: it unranks, then finishes a game the ladder may have started meanwhile, which
+            # needs its opponent alive (stopping rc-connect first would leave ours waiting on a clock).
+            stopped = ours.stop()
             stock.send_signal(signal.SIGINT)
             stock.wait(60)
-            assert ours.stop() == 0
+            assert stopped == 0
         games = requests.get(f"{url}/api/games/", auth=A, timeout=10).json()["games"]
         done = [g for g in games if g["status"] == "finished"]
         assert done and all(g["ranked"] for g in games)
