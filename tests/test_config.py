@@ -1,0 +1,60 @@
+"""Config loading: TOML + key=value overrides, typed, and clear errors naming the bad key or value."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from rbc_bot.config import BotConfig, load_config
+from rbc_bot.players import BotSpec, BotSpecError
+
+
+def test_defaults_file_then_overrides(tmp_path: Path) -> None:
+    path = tmp_path / "bot.toml"
+    path.write_text('[move]\naggregate = "mix"\nmix_min_weight = 0.25\n[engine]\nnodes = 500\n')
+    config = load_config(path, ["move.aggregate=mean", "belief.max_cap=3000", "engine.deterministic=yes"])
+    assert config.move.aggregate == "mean"  # the override wins over the file
+    assert config.move.mix_min_weight == 0.25 and config.engine.nodes == 500
+    assert config.belief.max_cap == 3000 and config.engine.deterministic is True
+    assert load_config(None, ["engine.nodes=none"]).engine.nodes is None
+    assert load_config().to_dict() == BotConfig().to_dict()
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("move.aggregat=min", "unknown config key 'move.aggregat'"),
+        ("nosuch.key=1", "unknown config key 'nosuch.key'"),
+        ("move.aggregate=max", "move.aggregate: 'max' is not one of min, mean, mix"),
+        ("belief.max_cap=1.5", "belief.max_cap: '1.5' is not an int"),
+        ("engine.deterministic=maybe", "engine.deterministic: 'maybe' is not a boolean"),
+        ("move.top_k=0", "move.top_k must be >= 1"),
+        ("clock.sense_share=1.5", "clock.sense_share must be in"),
+        ("move.top_k", "is not key=value"),
+    ],
+)
+def test_bad_overrides_name_the_key(override: str, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_config(None, [override])
+
+
+def test_bad_files_are_clear_errors(tmp_path: Path) -> None:
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[move\naggregate = 'min'\n")
+    with pytest.raises(ValueError, match="not valid TOML"):
+        load_config(broken)
+    with pytest.raises(ValueError, match="cannot read config file"):
+        load_config(tmp_path / "missing.toml")
+    flat = tmp_path / "flat.toml"
+    flat.write_text("aggregate = 'min'\n")
+    with pytest.raises(ValueError, match=re.escape("must be a [table]")):
+        load_config(flat)
+
+
+def test_bot_spec_rejects_a_bad_config_before_any_game() -> None:
+    with pytest.raises(BotSpecError, match=re.escape("unknown config key 'move.nope'")):
+        BotSpec("rbc_bot", ("move.nope=1",)).validate()
+    with pytest.raises(BotSpecError, match="apply to rbc_bot only"):
+        BotSpec("random", ("move.top_k=2",)).validate()
