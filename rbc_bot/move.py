@@ -137,11 +137,11 @@ def king_capture(boards: Sequence[chess.Board], legal: set[chess.Move]) -> chess
     return captures.most_common(1)[0][0] if captures else None
 
 
-def prioritised(boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> list[chess.Board]:
-    """Up to ``k`` boards: those where our king is attacked first, the rest a uniform sample."""
-    attacked = [b for b in boards if our_king_attacked(b)]
-    others = [b for b in boards if not our_king_attacked(b)]
-    chosen = attacked[:k]
+def prioritised(
+    attacked: Sequence[chess.Board], others: Sequence[chess.Board], k: int, rng: np.random.Generator
+) -> list[chess.Board]:
+    """Up to ``k`` boards: those where our king is attacked first, the rest a uniform sample of ``others``."""
+    chosen = list(attacked[:k])
     if len(chosen) < k and others:
         pick = rng.choice(len(others), size=min(k - len(chosen), len(others)), replace=False)
         chosen += [others[i] for i in sorted(pick)]
@@ -167,7 +167,10 @@ def choose_move(
         if count >= config.king_capture_share * len(boards):
             return MoveDecision(capture, "king-capture", [], len(boards), 0)
 
-    proposal_boards = prioritised(boards, max(8, config.max_candidates), rng)
+    in_danger = [our_king_attacked(b) for b in boards]  # once per board: the hot path samples thousands
+    attacked = [b for b, danger in zip(boards, in_danger, strict=True) if danger]
+    others = [b for b, danger in zip(boards, in_danger, strict=True) if not danger]
+    proposal_boards = prioritised(attacked, others, max(8, config.max_candidates), rng)
     votes: Counter[chess.Move | None] = Counter()
     top_k = config.top_k if len(boards) > 8 else max(config.top_k, 8)  # few boards: widen the search
     for board_moves in scorer.top_moves(proposal_boards, top_k):
@@ -188,7 +191,7 @@ def choose_move(
 
     n_boards = int(budget_seconds / max(scorer.seconds_per_eval, 1e-5) / len(candidates))
     n_boards = max(config.min_boards, min(config.max_boards, n_boards))
-    scored_boards = prioritised(boards, n_boards, rng)
+    scored_boards = prioritised(attacked, others, n_boards, rng)
 
     # Play every candidate on every board (RBC revision), evaluate each distinct position once.
     children: list[chess.Board] = []

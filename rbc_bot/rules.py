@@ -65,11 +65,6 @@ def revise(board: chess.Board, requested: chess.Move | None) -> tuple[chess.Move
     return taken, capture_square_of_move(board, taken)
 
 
-def capture_square(board: chess.Board, move: chess.Move | None) -> int | None:
-    """Square of the piece ``move`` captures on ``board`` (the pawn's square for en passant), else None."""
-    return capture_square_of_move(board, move)
-
-
 def sense_window(square: int) -> list[int]:
     """The squares a sense at ``square`` reveals, in LocalGame's order (rank+1..rank-1, file-1..file+1)."""
     if not 0 <= square < 64:

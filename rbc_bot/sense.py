@@ -8,6 +8,8 @@ Both work on the belief's piece-code array, so they cost milliseconds.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from rbc_bot.belief import N_CODES, partition_counts
@@ -24,15 +26,22 @@ def partition_square(rows: np.ndarray) -> int:
     return inward(int(np.argmin(largest)))
 
 
+def _window_groups(rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Per interior centre (in INTERIOR order): each board's group index and the group sizes, boards
+    grouped by what the 3x3 window would show."""
+    pieces = rows[:, :64].astype(np.int64)
+    for window in _WINDOWS:
+        _, inverse, counts = np.unique(pieces[:, window] @ _WEIGHTS, return_inverse=True, return_counts=True)
+        yield inverse.reshape(-1), counts
+
+
+def _survivors(counts: np.ndarray, n: int) -> float:
+    return float((counts.astype(np.float64) ** 2).sum()) / n
+
+
 def expected_survivors(rows: np.ndarray) -> np.ndarray:
     """For each interior centre, the expected number of boards left after sensing there (sum n_i^2 / N)."""
-    pieces = rows[:, :64].astype(np.int64)
-    out = np.empty(len(INTERIOR))
-    for i, window in enumerate(_WINDOWS):
-        keys = pieces[:, window] @ _WEIGHTS
-        _, counts = np.unique(keys, return_counts=True)
-        out[i] = float((counts.astype(np.float64) ** 2).sum()) / len(rows)
-    return out
+    return np.array([_survivors(counts, len(rows)) for _, counts in _window_groups(rows)])
 
 
 def danger_square(rows: np.ndarray, attacked: np.ndarray) -> int | None:
@@ -45,17 +54,13 @@ def danger_square(rows: np.ndarray, attacked: np.ndarray) -> int | None:
     n_attacked = int(attacked.sum())
     if n_attacked == 0 or n_attacked == len(rows):
         return None
-    pieces = rows[:, :64].astype(np.int64)
-    best: tuple[float, float, int] | None = None
-    for i, window in enumerate(_WINDOWS):
-        keys = pieces[:, window] @ _WEIGHTS
-        _, inverse, counts = np.unique(keys, return_inverse=True, return_counts=True)
-        hits = np.bincount(inverse.reshape(-1), weights=attacked.astype(np.float64), minlength=len(counts))
-        ambiguity = float((counts * np.minimum(hits, counts - hits) / counts).sum()) / len(rows)
-        survivors = float((counts.astype(np.float64) ** 2).sum()) / len(rows)
-        if best is None or (ambiguity, survivors) < best[:2]:
-            best = (ambiguity, survivors, INTERIOR[i])
-    return best[2] if best is not None else None
+    weights = attacked.astype(np.float64)
+    scores = []
+    for inverse, counts in _window_groups(rows):
+        hits = np.bincount(inverse, weights=weights, minlength=len(counts))
+        ambiguity = float(np.minimum(hits, counts - hits).sum()) / len(rows)
+        scores.append((ambiguity, _survivors(counts, len(rows))))
+    return INTERIOR[min(range(len(scores)), key=scores.__getitem__)]
 
 
 def window_square(rows: np.ndarray) -> int:
