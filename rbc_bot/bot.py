@@ -93,6 +93,7 @@ class RbcBot(Player):
         self._record: dict[str, Any] = {}
         self._sense_square: int | None = None
         self._budget: TurnBudget | None = None
+        self._seconds_at_sense = 0.0
         self._move_started = 0.0
         self._seconds_at_move: float | None = None
         self._move_seconds = 0.0
@@ -133,6 +134,7 @@ class RbcBot(Player):
         started = time.perf_counter()
         self._learn_increment(seconds_left)
         self._budget = budget = self.clock.budget(seconds_left)
+        self._seconds_at_sense = seconds_left
         self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
         self.tracker.recovery_seconds = max(0.2, budget.total / 3)
         method = "partition" if budget.panic else self.config.sense.method
@@ -160,7 +162,11 @@ class RbcBot(Player):
         self._move_started = started = time.perf_counter()
         self._seconds_at_move = seconds_left
         budget = self._budget or self.clock.budget(seconds_left)
-        move_seconds = min(budget.move, max(0.0, seconds_left - self.config.clock.margin) * 0.5)
+        # What the sense left of the turn's budget goes to the move (the sense is usually far quicker).
+        spent = max(0.0, self._seconds_at_sense - seconds_left) if self._budget else 0.0
+        move_seconds = min(
+            max(budget.move, budget.total - spent), max(0.0, seconds_left - self.config.clock.margin) * 0.5
+        )
         config = PANIC_MOVE if budget.panic else self.config.move
         boards = self.tracker.sample(CHOICE_SAMPLE)
         calls = self.engine.stats.calls if self.engine else 0

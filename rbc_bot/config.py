@@ -38,6 +38,7 @@ class MoveConfig:
     aggregate: Literal["min", "mean", "mix"] = "min"  # how a move's scores over boards combine
     mix_min_weight: float = 0.5  # for "mix": weight of the worst score (the rest is the mean)
     top_k: int = 3  # Stockfish's top moves per board that become candidates
+    proposal_share: float = 0.25  # share of the move budget for finding candidates (the rest scores them)
     max_candidates: int = 24  # candidates scored at most (most proposed first)
     max_boards: int = 400  # boards each candidate is scored on at most
     min_boards: int = 8  # boards scored however short the time
@@ -52,7 +53,7 @@ class EngineConfig:
     hash_mb: int = 16
     timeout: float = 20.0  # seconds one search may take before the engine is restarted
     depth: int = 1  # least search depth for scoring positions (cost is per call, not per node)
-    max_depth: int = 14  # deepest search when few positions leave time for it
+    max_depth: int = 24  # deepest search when few positions leave time for it (time-capped too)
     nodes: int | None = None  # node limit instead of depth (deterministic with workers=1)
     deterministic: bool = False  # Threads=1, ucinewgame before each call: same input, same scores
 
@@ -145,6 +146,7 @@ def validate(config: BotConfig) -> None:
             "need 1 <= move.min_boards <= move.max_boards",
         ),
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
+        (0.0 < config.move.proposal_share < 1.0, "move.proposal_share must be in (0, 1)"),
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),
         (config.engine.depth >= 1, "engine.depth must be >= 1"),

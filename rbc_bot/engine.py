@@ -390,10 +390,15 @@ class EngineStats:
     seconds: float = 0.0
 
 
-def _go_command(nodes: int | None, depth: int | None) -> str:
+def _go_command(nodes: int | None, depth: int | None, movetime: float | None = None) -> str:
+    """The UCI ``go`` line; ``movetime`` (seconds) stops a deep search early (first limit reached wins)."""
     if nodes is None and depth is None:
         depth = 1
     parts = ["go"]
+    if movetime is not None:
+        if movetime <= 0:
+            raise ValueError(f"movetime must be > 0, got {movetime}")
+        parts.append(f"movetime {max(1, round(movetime * 1000))}")
     if depth is not None:
         if depth < 1:
             raise ValueError(f"depth must be >= 1, got {depth}")
@@ -485,20 +490,32 @@ class EnginePool:
             engine.quit()
 
     def evaluate(
-        self, boards: Sequence[chess.Board], *, nodes: int | None = None, depth: int | None = None
+        self,
+        boards: Sequence[chess.Board],
+        *,
+        nodes: int | None = None,
+        depth: int | None = None,
+        movetime: float | None = None,
     ) -> list[float]:
-        """Score every board in centipawns for its side to move (depth 1 when no limit is given)."""
-        results = self._run(boards, 1, _go_command(nodes, depth), want_moves=False)
+        """Score every board in centipawns for its side to move (depth 1 when no limit is given);
+        ``movetime`` caps each search in seconds."""
+        results = self._run(boards, 1, _go_command(nodes, depth, movetime), want_moves=False)
         return [score for score, _ in results]
 
     def top_moves(
-        self, boards: Sequence[chess.Board], k: int, *, nodes: int | None = None, depth: int | None = None
+        self,
+        boards: Sequence[chess.Board],
+        k: int,
+        *,
+        nodes: int | None = None,
+        depth: int | None = None,
+        movetime: float | None = None,
     ) -> list[list[tuple[chess.Move, float]]]:
         """The k best moves of every board via MultiPV, best first, each with the score of the position
         after it for the mover. Boards with no legal move get an empty list."""
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
-        results = self._run(boards, min(k, MAX_MULTIPV), _go_command(nodes, depth), want_moves=True)
+        results = self._run(boards, min(k, MAX_MULTIPV), _go_command(nodes, depth, movetime), want_moves=True)
         return [moves for _, moves in results]
 
     def _run(

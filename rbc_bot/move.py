@@ -20,6 +20,7 @@ from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import (
     KING_CAPTURE_SCORE,
     EnginePool,
+    can_capture_king,
     fallback_score,
     fallback_top_moves,
     king_capture_moves,
@@ -68,6 +69,7 @@ class Scorer:
     """
 
     DEPTH_GROWTH = 1.8  # cost ratio of one more ply (measured on the go: the estimate self-corrects)
+    MULTIPV_COST = 3  # a MultiPV search costs about this many single evaluations (perf-notes.md)
 
     def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:
         self.engine = engine
@@ -86,38 +88,68 @@ class Scorer:
             depth += 1
         return depth
 
-    def _limits(self, depth: int | None) -> dict[str, int | None]:
-        if self.config.nodes is not None:
-            return {"nodes": self.config.nodes}
-        return {"depth": depth or self.config.depth}
+    def _movetime(self, searches: int, budget_seconds: float | None) -> float | None:
+        """Seconds one search may take so that ``searches`` spread over the engines fit the budget."""
+        if budget_seconds is None or self.engine is None or searches == 0:
+            return None
+        return max(0.002, budget_seconds * self.engine.workers / searches)
 
-    def evaluate(self, boards: Sequence[chess.Board], depth: int | None = None) -> list[float]:
+    def _limits(self, depth: int | None, movetime: float | None) -> dict[str, int | float | None]:
+        if self.config.nodes is not None:  # deterministic: node limits only
+            return {"nodes": self.config.nodes}
+        return {"depth": depth or self.config.depth, "movetime": movetime}
+
+    def evaluate(
+        self, boards: Sequence[chess.Board], depth: int | None = None, budget_seconds: float | None = None
+    ) -> list[float]:
+        """Scores for the side to move; with ``budget_seconds`` each search is also capped in time, so a
+        depth planned on a stale cost estimate cannot overrun the turn."""
         if not boards:
             return []
         started = time.perf_counter()
+        movetime = self._movetime(len(boards), budget_seconds)
         if self.engine is None:
             scores = [fallback_score(b) for b in boards]
         else:
-            scores = self.engine.evaluate(boards, **self._limits(depth))
+            scores = self.engine.evaluate(boards, **self._limits(depth, movetime))  # type: ignore[arg-type]
         elapsed = time.perf_counter() - started
         self.evaluations += len(boards)
-        scale = self.DEPTH_GROWTH ** ((depth or self.config.depth) - 1)
-        self.seconds_per_eval = 0.7 * self.seconds_per_eval + 0.3 * (elapsed / len(boards) / scale)
+        truncated = budget_seconds is not None and elapsed >= 0.8 * budget_seconds
+        if not truncated:  # a search stopped by its time cap says nothing about the cost of its depth
+            scale = self.DEPTH_GROWTH ** ((depth or self.config.depth) - 1)
+            self.seconds_per_eval = 0.7 * self.seconds_per_eval + 0.3 * (elapsed / len(boards) / scale)
         return scores
 
-    def top_moves(self, boards: Sequence[chess.Board], k: int) -> list[list[tuple[chess.Move, float]]]:
+    def top_moves(
+        self, boards: Sequence[chess.Board], k: int, budget_seconds: float | None = None
+    ) -> list[list[tuple[chess.Move, float]]]:
+        """Stockfish's ``k`` best moves per board (MultiPV), searched as deep as ``budget_seconds`` allows
+        (a MultiPV search costs about ``MULTIPV_COST`` single evaluations)."""
         if self.engine is None:
             return [fallback_top_moves(b, k) for b in boards]
-        return self.engine.top_moves(boards, k, **self._limits(None))
+        depth, movetime = self.config.depth, None
+        if budget_seconds is not None:
+            depth = self.plan_depth(len(boards) * self.MULTIPV_COST, budget_seconds)
+            movetime = self._movetime(len(boards), budget_seconds)
+        return self.engine.top_moves(boards, k, **self._limits(depth, movetime))  # type: ignore[arg-type]
+
+
+def win_probability(cp: np.ndarray) -> np.ndarray:
+    """Expected score from centipawns (logistic: 400 cp is 10:1 odds). Aggregating these rather than raw
+    centipawns keeps a mate on one board (+20,000) from outweighing a lost queen on three others."""
+    return 1.0 / (1.0 + np.power(10.0, -np.clip(cp, -4000.0, 4000.0) / 400.0))
 
 
 def aggregate(scores: np.ndarray, method: str, min_weight: float) -> float:
+    """One move's value over the boards, as an expected score in [0, 1]: the worst board (``min``),
+    the average board (``mean``), or ``min_weight`` of the worst plus the rest of the average (``mix``)."""
+    p = win_probability(scores)
     if method == "min":
-        return float(scores.min())
+        return float(p.min())
     if method == "mean":
-        return float(scores.mean())
+        return float(p.mean())
     if method == "mix":
-        return float(min_weight * scores.min() + (1 - min_weight) * scores.mean())
+        return float(min_weight * p.min() + (1 - min_weight) * p.mean())
     raise ValueError(f"unknown aggregate {method!r} (min, mean, mix)")
 
 
@@ -148,6 +180,23 @@ def prioritised(
     return chosen
 
 
+SAFETY_SAMPLE = 300  # boards checked before a king capture is taken at once
+
+
+def exposes_king(boards: Sequence[chess.Board], move: chess.Move, k: int, rng: np.random.Generator) -> bool:
+    """Whether, on some of (a sample of ``k``) ``boards`` where ``move`` does not end the game, the
+    opponent can then capture our king: a capture that misses must not lose the game (we were in
+    check on the other boards, say)."""
+    sample = boards if len(boards) <= k else [boards[i] for i in rng.choice(len(boards), k, replace=False)]
+    for board in sample:
+        taken, _ = revise(board, move)
+        child = board.copy(stack=False)
+        child.push(taken if taken is not None else chess.Move.null())
+        if child.king(not board.turn) is not None and can_capture_king(child):
+            return True
+    return False
+
+
 def choose_move(
     boards: Sequence[chess.Board],
     move_actions: Sequence[chess.Move],
@@ -158,13 +207,16 @@ def choose_move(
     progress_bonus: float = 0.0,
 ) -> MoveDecision:
     """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``."""
+    started = time.perf_counter()
     legal = set(move_actions)
     if not boards:
         return MoveDecision(None, "no-boards", [], 0, 0)
     captures = king_captures(boards, legal)
     if captures:
         capture, count = captures.most_common(1)[0]
-        if count >= config.king_capture_share * len(boards):
+        if count >= config.king_capture_share * len(boards) and not exposes_king(
+            boards, capture, SAFETY_SAMPLE, rng
+        ):
             return MoveDecision(capture, "king-capture", [], len(boards), 0)
 
     in_danger = [our_king_attacked(b) for b in boards]  # once per board: the hot path samples thousands
@@ -173,7 +225,8 @@ def choose_move(
     proposal_boards = prioritised(attacked, others, max(8, config.max_candidates), rng)
     votes: Counter[chess.Move | None] = Counter()
     top_k = config.top_k if len(boards) > 8 else max(config.top_k, 8)  # few boards: widen the search
-    for board_moves in scorer.top_moves(proposal_boards, top_k):
+    proposal_budget = budget_seconds * config.proposal_share
+    for board_moves in scorer.top_moves(proposal_boards, top_k, proposal_budget):
         for move, _ in board_moves:
             if move in legal:
                 votes[move] += 1
@@ -189,7 +242,8 @@ def choose_move(
     if len(candidates) == 1:
         return MoveDecision(candidates[0], "only-move", [], 0, 0)
 
-    n_boards = int(budget_seconds / max(scorer.seconds_per_eval, 1e-5) / len(candidates))
+    remaining = max(0.0, budget_seconds - (time.perf_counter() - started))
+    n_boards = int(remaining / max(scorer.seconds_per_eval, 1e-5) / len(candidates))
     n_boards = max(config.min_boards, min(config.max_boards, n_boards))
     scored_boards = prioritised(attacked, others, n_boards, rng)
 
@@ -217,8 +271,9 @@ def choose_move(
                 index_of[key] = len(children)
                 children.append(child)
             cell[i, j] = index_of[key]
-    depth = scorer.plan_depth(len(children), budget_seconds * 0.8)
-    child_scores = -np.asarray(scorer.evaluate(children, depth), dtype=np.float64)  # from our side
+    remaining = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
+    depth = scorer.plan_depth(len(children), remaining)
+    child_scores = -np.asarray(scorer.evaluate(children, depth, remaining), dtype=np.float64)  # our side
     scores = np.where(np.isnan(fixed), child_scores[cell] if len(children) else 0.0, fixed) + bonus
 
     # Safety first: fewest boards where our king can then be captured, then the aggregate, then the mean.

@@ -15,7 +15,15 @@ from reconchess.utilities import move_actions
 
 from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool, can_capture_king
-from rbc_bot.move import MoveDecision, Scorer, choose_move, king_capture, our_king_attacked
+from rbc_bot.move import (
+    MoveDecision,
+    Scorer,
+    aggregate,
+    choose_move,
+    king_capture,
+    our_king_attacked,
+    win_probability,
+)
 from rbc_bot.rules import revise
 
 DEPTH = 8
@@ -75,6 +83,22 @@ def test_king_capture_on_one_board_only_is_still_taken(scorer: Scorer) -> None:
     boards = boards_of(KING_A8, "7k/8/8/8/8/8/8/R2QK3 w - - 0 1")
     decision = decide(boards, scorer)
     assert decision.reason == "king-capture" and decision.move == chess.Move.from_uci("a1a8")
+
+
+def test_king_capture_that_would_leave_our_king_en_prise_is_not_gambled(scorer: Scorer) -> None:
+    """In check from Bf7 on every board; Qxg1 takes the king on one board in three (over the 30 % share).
+    Found in a game against TroutBot: the bot gambled on the capture and lost its king on the others."""
+    boards = boards_of(
+        "4k3/5B2/8/8/8/8/5q2/6K1 b - - 0 1",
+        "4k3/5B2/8/8/8/8/5q2/1K6 b - - 0 1",
+        "4k3/5B2/8/8/8/8/5q2/2K5 b - - 0 1",
+    )
+    gamble = chess.Move.from_uci("f2g1")
+    assert king_capture(boards, set(actions(boards))) == gamble
+    decision = decide(boards, scorer)
+    assert decision.reason == "best-worst"
+    assert decision.move != gamble
+    assert safe_everywhere(boards, decision.move)
 
 
 def test_black_king_capture_and_promotion_capture() -> None:
@@ -145,11 +169,32 @@ def test_min_aggregation_avoids_the_move_that_loses_on_one_board(scorer: Scorer)
     assert chosen.worst == max(c.worst for c in decision.candidates)
 
 
-def test_mean_aggregation_takes_the_mate_on_one_board(scorer: Scorer) -> None:
+def test_mean_aggregation_weighs_expected_score_not_raw_centipawns(scorer: Scorer) -> None:
+    """A mate (+20,000 cp) on board A would dominate a raw-centipawn mean; as expected scores it gains
+    little over the safe move's won position on A and loses the queen on B, so the mean avoids it."""
     boards = boards_of(ROOK_HANGS, ROOK_GUARDED)
     decision = decide(boards, scorer, "mean")
-    assert decision.move == QXD8
-    assert decision.candidates[0].mean == max(c.mean for c in decision.candidates)
+    by_move = {c.move: c for c in decision.candidates}
+    assert by_move[QXD8].mean > 5_000  # the raw-centipawn mean is the highest of all
+    assert by_move[QXD8].mean == max(c.mean for c in decision.candidates)
+    assert decision.move != QXD8
+    best = decision.candidates[0]
+    assert best.king_losses == 0
+    assert best.score == max(c.score for c in decision.candidates if c.king_losses == 0)
+
+
+def test_aggregates_are_expected_scores() -> None:
+    mate_and_blunder = np.array([19_500.0, -500.0])
+    won_and_level = np.array([500.0, 0.0])
+    assert win_probability(np.array([0.0]))[0] == pytest.approx(0.5)
+    assert win_probability(np.array([400.0]))[0] == pytest.approx(10 / 11)
+    assert aggregate(mate_and_blunder, "mean", 0.3) == pytest.approx((1 + 1 / (1 + 10**1.25)) / 2, abs=1e-6)
+    assert aggregate(mate_and_blunder, "mean", 0.3) < aggregate(won_and_level, "mean", 0.3)
+    assert aggregate(won_and_level, "min", 0.3) == pytest.approx(0.5)
+    mix = aggregate(won_and_level, "mix", 0.3)
+    assert mix == pytest.approx(0.3 * 0.5 + 0.7 * (0.5 + 1 / (1 + 10**-1.25)) / 2)
+    with pytest.raises(ValueError, match="unknown aggregate"):
+        aggregate(won_and_level, "max", 0.3)
 
 
 def test_single_legal_choice_and_empty_belief(scorer: Scorer) -> None:
