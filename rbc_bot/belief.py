@@ -342,13 +342,19 @@ class BeliefTracker:
         cap: int | None = None,
         seed: int = 0,
         max_stashed: int | None = None,
+        expansion_slack: int = 1,
     ) -> None:
         if cap is not None and cap < 1:
             raise ValueError(f"belief cap must be >= 1 or None, not {cap}")
+        if expansion_slack < 1:
+            raise ValueError(f"expansion slack must be >= 1, not {expansion_slack}")
         start = chess.Board() if board is None else board
         self.color = color
         self.cap = cap
         self.max_stashed = max_stashed  # memory bound: beyond it the oldest stashes are dropped
+        # The opponent's move may leave up to cap x slack boards: sensing them is cheap, expanding them is
+        # not, so the sample is drawn after the sense has cut the set (less of the truth is sampled away).
+        self.expansion_slack = expansion_slack
         self.recovery_seconds: float | None = None  # time bound per observation (the clock sets it)
         self.rng = np.random.default_rng(seed)
         self.rows = encode(start)[None, :]
@@ -489,11 +495,17 @@ class BeliefTracker:
         )
 
     def _capped(self, rows: np.ndarray, index: int) -> np.ndarray:
-        """Sample ``rows`` down to the cap, stashing the rest tagged with ``index``."""
-        if self.cap is None or len(rows) <= self.cap:
+        """Sample ``rows`` down to the cap (times the slack after an opponent move), stashing the rest
+        tagged with ``index``."""
+        if self.cap is None:
+            return rows
+        limit = self.cap
+        if isinstance(self.observations[index - 1], OpponentMove):
+            limit *= self.expansion_slack
+        if len(rows) <= limit:
             return rows
         order = self.rng.permutation(len(rows))
-        keep, rest = np.sort(order[: self.cap]), order[self.cap :]
+        keep, rest = np.sort(order[:limit]), order[limit:]
         self._stash.setdefault(index, []).append(rows[rest])
         self._shuffled.discard(index)
         self._bound_stash()

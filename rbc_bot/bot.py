@@ -104,7 +104,9 @@ class RbcBot(Player):
         self.color = color
         self.opponent_name = opponent_name
         belief = self.config.belief
-        self.tracker = BeliefTracker(color, board, belief.max_cap, belief.seed, belief.max_stashed)
+        self.tracker = BeliefTracker(
+            color, board, belief.max_cap, belief.seed, belief.max_stashed, belief.expansion_slack
+        )
         self.tracker.recovery_seconds = 2.0
         random.seed(self.config.belief.seed)
         self._start_engine()

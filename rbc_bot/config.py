@@ -22,6 +22,7 @@ class BeliefConfig:
     min_cap: int = 500  # fewest boards kept live, however short the time
     seed: int = 0  # sampling seed (reproducible games)
     max_stashed: int = 4_000_000  # most boards stashed (66 B each); beyond it the oldest stashes go
+    expansion_slack: int = 20  # after the opponent's move keep up to cap x this many boards for the sense
 
 
 @dataclass
@@ -146,6 +147,7 @@ def validate(config: BotConfig) -> None:
             "need 1 <= move.min_boards <= move.max_boards",
         ),
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
+        (config.belief.expansion_slack >= 1, "belief.expansion_slack must be >= 1"),
         (0.0 < config.move.proposal_share < 1.0, "move.proposal_share must be in (0, 1)"),
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),
