@@ -21,12 +21,12 @@ import chess
 import numpy as np
 from reconchess import GameHistory, Player, WinReason
 
-from rbc_bot.belief import BeliefTracker, decode
+from rbc_bot.belief import BeliefTracker, decode, piece_code
 from rbc_bot.clock import Clock, TurnBudget
 from rbc_bot.config import BotConfig, MoveConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.move import MoveDecision, Scorer, choose_move, king_capture, our_king_attacked
-from rbc_bot.sense import choose_sense_square, danger_square
+from rbc_bot.sense import choose_sense_square, danger_square, king_square
 
 log = logging.getLogger(__name__)
 
@@ -139,14 +139,23 @@ class RbcBot(Player):
         self._seconds_at_sense = seconds_left
         self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
         self.tracker.recovery_seconds = max(0.2, budget.total / 3)
+        # Rules in order: tell apart boards where our king is attacked; when we stand well, locate
+        # their king; else the configured selector (the cheapest one in panic).
         method = "partition" if budget.panic else self.config.sense.method
-        square = self._danger_sense() if self.config.sense.danger_first and not budget.panic else None
+        rule: str = method
+        square = None
+        if self.config.sense.danger_first and not budget.panic:
+            square, rule = self._danger_sense(), "danger"
+        if square is None and not budget.panic and self._last_mean >= self.config.sense.king_hunt_cp:
+            square, rule = self._king_hunt_sense(), "king-hunt"
         if square is None:
+            rule = method
             square = choose_sense_square(self.tracker.rows, method, self.rng, self.config.sense.window_sample)
         self._sense_square = square
         self._record.update(
             seconds_left=round(seconds_left, 2), budget=round(budget.total, 2), panic=budget.panic,
-            sense_square=_name(square), seconds_sense=round(time.perf_counter() - started, 4),
+            sense_square=_name(square), sense_rule=rule,
+            seconds_sense=round(time.perf_counter() - started, 4),
         )  # fmt: skip
         return square
 
@@ -239,6 +248,13 @@ class RbcBot(Player):
             rows = rows[np.sort(self.rng.choice(len(rows), size=DANGER_SAMPLE, replace=False))]
         attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)
         return danger_square(rows, attacked)
+
+    def _king_hunt_sense(self) -> int | None:
+        """When we stand well, the sense that best locates the enemy king (None if no board doubts it)."""
+        rows = self.tracker.rows
+        if len(rows) > self.config.sense.window_sample:
+            rows = rows[self.rng.choice(len(rows), size=self.config.sense.window_sample, replace=False)]
+        return king_square(rows, piece_code(chess.Piece(chess.KING, not self.color)))
 
     def _progress_bonus(self) -> float:
         """Centipawns for a pawn move or a capture when the 100-ply draw rule nears and we stand well."""

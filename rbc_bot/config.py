@@ -32,6 +32,7 @@ class SenseConfig:
     method: Literal["partition", "window", "random"] = "window"
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
+    king_hunt_cp: float = 300.0  # standing this well (mean centipawns), sense to locate the enemy king
 
 
 @dataclass

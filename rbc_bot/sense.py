@@ -63,6 +63,25 @@ def danger_square(rows: np.ndarray, attacked: np.ndarray) -> int | None:
     return INTERIOR[min(range(len(scores)), key=scores.__getitem__)]
 
 
+def king_square(rows: np.ndarray, king_code: int) -> int | None:
+    """The centre that best locates the enemy king (code ``king_code``): the fewest king squares still
+    possible on average after the sense, ties broken by expected survivors. None when every board
+    already agrees where the king is. Used when we stand well: a located king can be captured."""
+    has_king = (rows[:, :64] == king_code).any(axis=1)
+    rows = rows[has_king]
+    if len(rows) == 0:
+        return None
+    kings = np.argmax(rows[:, :64] == king_code, axis=1).astype(np.int64)
+    if (kings == kings[0]).all():
+        return None
+    scores = []
+    for inverse, counts in _window_groups(rows):
+        pairs = np.unique(inverse.astype(np.int64) * 64 + kings)
+        distinct = np.bincount(pairs // 64, minlength=len(counts))
+        scores.append((float((counts * distinct).sum()) / len(rows), _survivors(counts, len(rows))))
+    return INTERIOR[min(range(len(scores)), key=scores.__getitem__)]
+
+
 def window_square(rows: np.ndarray) -> int:
     """The interior centre whose 3x3 window leaves the fewest boards on average."""
     return INTERIOR[int(np.argmin(expected_survivors(rows)))]

@@ -15,6 +15,7 @@ from rbc_bot.sense import (
     choose_sense_square,
     danger_square,
     expected_survivors,
+    king_square,
     partition_square,
     window_square,
 )
@@ -166,3 +167,29 @@ def test_danger_square_separates_boards_where_our_king_is_attacked() -> None:
     assert {chess.A6, chess.B4} <= set(sense_window(square))
     assert danger_square(rows, np.array([True, True, True])) is None
     assert danger_square(rows, np.array([False, False, False])) is None
+
+
+PAWN_SQUARES = (chess.D4, chess.E4, chess.D5, chess.E5)
+
+
+def test_king_square_locates_the_king_where_the_window_rule_counts_pawns() -> None:
+    """Two places for the black king times six pawn pairs on d4/e4/d5/e5: the window rule senses the
+    pawns (6 groups of 2 boards), the king hunt senses a king square (every king then known)."""
+    boards = []
+    for king in (chess.B8, chess.G8):
+        for pawns in ((a, b) for i, a in enumerate(PAWN_SQUARES) for b in PAWN_SQUARES[i + 1 :]):
+            board = chess.Board(None)
+            board.set_piece_at(chess.E1, chess.Piece(chess.KING, chess.WHITE))
+            board.set_piece_at(king, chess.Piece(chess.KING, chess.BLACK))
+            for square in pawns:
+                board.set_piece_at(square, chess.Piece(chess.PAWN, chess.BLACK))
+            boards.append(board)
+    rows = rows_of(boards)
+    black_king = 12
+    assert len(rows) == 12
+    assert set(sense_window(window_square(rows))) >= set(PAWN_SQUARES)
+    hunt = king_square(rows, black_king)
+    assert hunt is not None
+    seen = set(sense_window(hunt))
+    assert chess.B8 in seen or chess.G8 in seen
+    assert king_square(rows[:6], black_king) is None  # every board agrees: nothing to hunt
