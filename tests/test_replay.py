@@ -78,6 +78,17 @@ def test_resimulation_holds_the_truth_at_every_turn(games: dict[str, Path]) -> N
             assert side.truth_always_in_belief is True
 
 
+def test_resimulation_with_expansion_slack_samples_after_the_sense(games: dict[str, Path]) -> None:
+    history = load_game(games["a"]).history
+    tight = resimulate(history, chess.WHITE, cap=8)
+    slack = resimulate(history, chess.WHITE, cap=8, expansion_slack=10)
+    assert tight.error is None and slack.error is None
+    assert max(t.size_after_opponent for t in tight.turns) <= 8
+    assert max(t.size_after_opponent for t in slack.turns) > 8
+    assert all(t.size_after_opponent <= 80 and t.size_after_sense <= 8 for t in slack.turns)
+    assert run_cli(str(games["a"]), "--no-engine", "--belief-slack", "0") == 2
+
+
 def test_expected_eliminated_matches_a_brute_force_count(games: dict[str, Path]) -> None:
     history = load_game(games["a"]).history
     tracker = BeliefTracker(chess.BLACK)

@@ -74,12 +74,23 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="stop a side's re-simulation when the tracker holds more stashed boards than this (memory)",
     )
+    parser.add_argument(
+        "--belief-slack",
+        type=int,
+        default=1,
+        metavar="K",
+        help="after the opponent's move keep up to cap x K boards until the sense (the bot uses 20)",
+    )
     parser.add_argument("--brief", action="store_true", help="no per-turn table in the terminal")
 
 
 def run(args: argparse.Namespace) -> int:
     console = Console()
-    for name, value, low in (("--engine-nodes", args.engine_nodes, 1), ("--belief-cap", args.belief_cap, 0)):
+    for name, value, low in (
+        ("--engine-nodes", args.engine_nodes, 1),
+        ("--belief-cap", args.belief_cap, 0),
+        ("--belief-slack", args.belief_slack, 1),
+    ):
         if value < low:
             print(f"error: {name} must be >= {low}, got {value}", file=sys.stderr)
             return 2
@@ -90,6 +101,7 @@ def run(args: argparse.Namespace) -> int:
         belief_cap=args.belief_cap or None,
         belief_seconds=args.belief_seconds,
         stash_limit=args.stash_limit,
+        belief_slack=args.belief_slack,
         engine_path=args.stockfish,
     )
     path: Path = args.path

@@ -35,6 +35,7 @@ class Options:
     belief_cap: int | None = DEFAULT_CAP
     belief_seconds: float = DEFAULT_SECONDS
     stash_limit: int = DEFAULT_STASH_LIMIT
+    belief_slack: int = 1  # the tracker's expansion_slack (the bot plays with 20)
     engine_workers: int = 2
     engine_path: str | None = None
 
@@ -220,6 +221,7 @@ def analyse(game: LoadedGame, options: Options, pool: EnginePool | None = None) 
             cap=options.belief_cap,
             seconds=options.belief_seconds,
             stash_limit=options.stash_limit,
+            expansion_slack=options.belief_slack,
         )
     if not options.use_engine:
         result.engine_note = "disabled (--no-engine)"

@@ -148,8 +148,9 @@ def resimulate(
     seed: int = 0,
     seconds: float = DEFAULT_SECONDS,
     stash_limit: int = DEFAULT_STASH_LIMIT,
+    expansion_slack: int = 1,
 ) -> SideBelief:
-    """Run the belief tracker over ``color``'s observations.
+    """Run the belief tracker over ``color``'s observations (``expansion_slack`` as the tracker's).
 
     A tracker failure, or going past ``seconds`` or ``stash_limit`` stashed boards (the tracker keeps
     every sampled-away board, which grows without bound against bots that sense poorly), ends the
@@ -162,7 +163,7 @@ def resimulate(
         side.error = f"belief tracker unavailable: {exc}"
         logger.error("%s", side.error)
         return side
-    tracker = BeliefTracker(color, cap=cap, seed=seed)
+    tracker = BeliefTracker(color, cap=cap, seed=seed, expansion_slack=expansion_slack)
     deadline = time.perf_counter() + seconds
 
     def guard() -> None:
