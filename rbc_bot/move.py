@@ -89,10 +89,12 @@ class Scorer:
         return depth
 
     def _movetime(self, searches: int, budget_seconds: float | None) -> float | None:
-        """Seconds one search may take so that ``searches`` spread over the engines fit the budget."""
+        """Seconds one search may take so that ``searches`` spread over the engines fit the budget,
+        and well inside the engine's per-search timeout (past which it would be restarted)."""
         if budget_seconds is None or self.engine is None or searches == 0:
             return None
-        return max(0.002, budget_seconds * self.engine.workers / searches)
+        rounds = -(-searches // self.engine.workers)  # searches one engine runs one after another
+        return min(max(0.002, budget_seconds / rounds), 0.5 * self.engine.timeout)
 
     def _limits(self, depth: int | None, movetime: float | None) -> dict[str, int | float | None]:
         if self.config.nodes is not None:  # deterministic: node limits only

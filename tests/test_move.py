@@ -6,6 +6,7 @@ fixed rng seeds.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 
 import chess
@@ -201,3 +202,16 @@ def test_single_legal_choice_and_empty_belief(scorer: Scorer) -> None:
     assert decide([], scorer).reason == "no-boards"
     decision = choose_move([], [], scorer, MoveConfig(), 1.0, np.random.default_rng(0))
     assert decision.move is None
+
+
+def test_search_time_caps_fit_the_budget_and_the_engine_timeout(scorer: Scorer) -> None:
+    """One engine here (timeout 10 s): searches run one after another, and none may near the timeout
+    (the engine would be restarted); a depth far beyond the budget is stopped by its movetime."""
+    assert scorer._movetime(3, 6.0) == pytest.approx(2.0)
+    assert scorer._movetime(1, 40.0) == pytest.approx(5.0)
+    assert scorer._movetime(0, 1.0) is None
+    deep = Scorer(scorer.engine, EngineConfig(depth=1, max_depth=30))
+    board = chess.Board("r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 9")
+    started = time.perf_counter()
+    deep.evaluate([board], depth=30, budget_seconds=0.3)
+    assert time.perf_counter() - started < 5.0  # depth 30 alone would take minutes
