@@ -22,7 +22,7 @@ from reconchess.utilities import move_actions
 import rbc_bot.bot
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
-from rbc_bot.match import GameResult, play_game
+from rbc_bot.game import GameResult, play_game
 from rbc_bot.players import BotSpec, export_stockfish_for_trout
 from rbc_bot.rules import sense_window
 

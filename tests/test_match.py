@@ -16,7 +16,8 @@ import pytest
 from reconchess import GameHistory
 
 from rbc_bot.cli import main
-from rbc_bot.match import GameResult, MatchSettings, load_match, load_records, play_game, run_match
+from rbc_bot.game import GameResult, play_game
+from rbc_bot.match import MatchSettings, load_match, load_records, run_match
 from rbc_bot.players import BotSpec
 from rbc_bot.stats import llr_normalised
 

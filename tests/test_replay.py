@@ -305,7 +305,7 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     from rbc_bot.players import BotSpec
 
     replay = tmp_path / "ours.json"
-    log_path = tmp_path / (replay.name + ".turns.jsonl")  # where rbc_bot.match puts it
+    log_path = tmp_path / (replay.name + ".turns.jsonl")  # where rbc_bot.game puts it
     ours = BotSpec("rbc_bot").create(turn_log_path=str(log_path))
     random.seed(5)
     game = LocalGame(seconds_per_player=60, full_turn_limit=8)  # bounded length keeps the test short

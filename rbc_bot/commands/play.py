@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
-from rbc_bot.match import play_game
+from rbc_bot.game import play_game
 from rbc_bot.players import BotSpec, BotSpecError
 
 CLOCK_NOTE = (

@@ -236,7 +236,7 @@ def _square_name(square: int | None) -> str | None:
 
 def find_turn_logs(path: Path) -> list[Path]:
     """Our bot's per-turn logs beside a history: ``game.json.turns.jsonl`` (or ``game.turns.jsonl``), and
-    ``game.json.white.turns.jsonl`` / ``.black.turns.jsonl`` when both sides were ours (rbc_bot.match)."""
+    ``game.json.white.turns.jsonl`` / ``.black.turns.jsonl`` when both sides were ours (rbc_bot.game)."""
     names = [f"{path.name}.turns.jsonl", f"{path.stem}.turns.jsonl"]
     names += [f"{path.name}.{color}.turns.jsonl" for color in ("white", "black")]
     return [path.with_name(name) for name in dict.fromkeys(names) if path.with_name(name).is_file()]
