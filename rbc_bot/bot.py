@@ -247,7 +247,8 @@ class RbcBot(Player):
         if len(rows) > DANGER_SAMPLE:
             rows = rows[np.sort(self.rng.choice(len(rows), size=DANGER_SAMPLE, replace=False))]
         attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)
-        return danger_square(rows, attacked)
+        self._record["danger_share"] = round(float(attacked.mean()), 3) if len(attacked) else 0.0
+        return danger_square(rows, attacked, self.config.sense.danger_min_share)
 
     def _king_hunt_sense(self) -> int | None:
         """When we stand well, the sense that best locates the enemy king (None if no board doubts it)."""

@@ -167,6 +167,9 @@ def test_danger_square_separates_boards_where_our_king_is_attacked() -> None:
     assert {chess.A6, chess.B4} <= set(sense_window(square))
     assert danger_square(rows, np.array([True, True, True])) is None
     assert danger_square(rows, np.array([False, False, False])) is None
+    rare = np.array([True, False, False])  # attacked on a third of the boards
+    assert danger_square(rows, rare, min_share=0.3) is not None
+    assert danger_square(rows, rare, min_share=0.4) is None
 
 
 PAWN_SQUARES = (chess.D4, chess.E4, chess.D5, chess.E5)
