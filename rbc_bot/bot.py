@@ -89,6 +89,7 @@ class RbcBot(Player):
         self.clock = Clock(self.config.clock, increment=0.0)
         self.turn = 0
         self.plies_without_progress = 0  # an upper bound of the halfmove clock (their pawn moves unseen)
+        self._futile: chess.Move | None = None  # last turn's request that was not played as asked
         self._last_mean = 0.0
         self._record: dict[str, Any] = {}
         self._sense_square: int | None = None
@@ -182,8 +183,12 @@ class RbcBot(Player):
         boards = self.tracker.sample(CHOICE_SAMPLE)
         calls = self.engine.stats.calls if self.engine else 0
         restarts = self.engine.stats.restarts if self.engine else 0
+        # A request that just failed (a capture of a piece that was not there, say) is not repeated at
+        # once: the boards where it works come back with every opponent move, and against a large
+        # belief it would be requested turn after turn, a pass in disguise (seen: 40 turns of g2xh3).
+        actions = [m for m in move_actions if m != self._futile] or list(move_actions)
         decision = choose_move(
-            boards, move_actions, self.scorer, config, move_seconds, self.rng, self._progress_bonus()
+            boards, actions, self.scorer, config, move_seconds, self.rng, self._progress_bonus()
         )
         move = decision.move if decision.move in set(move_actions) else None
         if decision.candidates:
@@ -206,6 +211,7 @@ class RbcBot(Player):
             0 if pawn_moved or capture_square is not None else self.plies_without_progress + 2
         )
         self.tracker.on_own_move(requested_move, taken_move, capture_square)
+        self._futile = requested_move if requested_move is not None and taken_move != requested_move else None
         self._record.update(
             taken_move=taken_move.uci() if taken_move else None, capture_square=_name(capture_square)
         )

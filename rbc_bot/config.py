@@ -33,7 +33,7 @@ class SenseConfig:
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
     danger_min_share: float = 0.1  # ... but only if at least this share of the boards is attacked
-    king_hunt_cp: float = 300.0  # standing this well (mean centipawns), sense to locate the enemy king
+    king_hunt_cp: float = 1000.0  # standing this well (mean centipawns), sense to locate the enemy king
 
 
 @dataclass

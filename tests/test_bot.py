@@ -304,3 +304,36 @@ def test_pawn_capture_beside_our_own_pawn_keeps_the_belief(caplog: Any) -> None:
         assert bot.tracker.contains(board)
     finally:
         bot.close()
+
+
+def test_a_request_that_was_not_taken_is_not_repeated_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """g2xh3 finds nothing on h3 (played as a pass): the next turn it is not offered to the selector;
+    the turn after, it is again."""
+    offered: list[set[chess.Move]] = []
+    real_choose_move = rbc_bot.bot.choose_move
+
+    def recording(boards: Any, actions: Any, *args: Any, **kwargs: Any) -> Any:
+        offered.append(set(actions))
+        return real_choose_move(boards, actions, *args, **kwargs)
+
+    monkeypatch.setattr(rbc_bot.bot, "choose_move", recording)
+    board = chess.Board("4k3/8/8/8/8/8/6P1/4K3 w - - 0 1")
+    lottery, push = chess.Move.from_uci("g2h3"), chess.Move.from_uci("g2g3")
+    bot = small_bot()
+    try:
+        bot.handle_game_start(chess.WHITE, board.copy(), "nobody")
+        for turn in range(3):
+            bot.handle_opponent_move_result(False, None)  # reconchess calls it on White's first turn too
+            bot.choose_sense(list(range(64)), move_actions(board), 100.0)
+            bot.handle_sense_result([(s, board.piece_at(s)) for s in sense_window(bot._sense_square)])
+            bot.choose_move(move_actions(board), 100.0)
+            requested = lottery if turn == 0 else None
+            bot.handle_move_result(requested, None, False, None)
+            board.push(chess.Move.null())
+            board.push(chess.Move.null())  # the opponent passes too: the truth stays put
+        assert lottery in offered[0] and push in offered[0]
+        assert lottery not in offered[1] and push in offered[1]
+        assert lottery in offered[2]
+        assert bot.errors == 0
+    finally:
+        bot.close()
