@@ -2,8 +2,10 @@
 
 Candidates are Stockfish's top moves over a sample of boards (boards where our king is attacked
 first, so their escapes are proposed), plus the pass. Every candidate is played on every scored board
-with RBC revision and the position after it is scored from our side; the move whose aggregate (worst,
-by default) score is best wins. A king capture possible on some believed board is taken at once.
+with RBC revision and the position after it is scored from our side; among the moves that leave our
+king capturable on the fewest boards, the one whose aggregate (worst, by default) expected score is
+best wins. A king capture possible on enough believed boards is taken at once, if a miss cannot cost
+our king.
 """
 
 from __future__ import annotations
