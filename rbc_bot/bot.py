@@ -248,13 +248,16 @@ class RbcBot(Player):
         self.scorer = Scorer(self.engine, cfg)
 
     def _danger_sense(self) -> int | None:
-        """A sense that tells boards where our king is attacked from the others (None if all agree)."""
+        """A sense that tells boards where our king is attacked from the others (None if all agree, or
+        if the threat is rare in a large belief: there cutting the belief is worth more)."""
         rows = self.tracker.rows
+        sense = self.config.sense
+        min_share = 0.0 if len(rows) <= sense.danger_always_below else sense.danger_min_share
         if len(rows) > DANGER_SAMPLE:
             rows = rows[np.sort(self.rng.choice(len(rows), size=DANGER_SAMPLE, replace=False))]
         attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)
         self._record["danger_share"] = round(float(attacked.mean()), 3) if len(attacked) else 0.0
-        return danger_square(rows, attacked, self.config.sense.danger_min_share)
+        return danger_square(rows, attacked, min_share)
 
     def _king_hunt_sense(self) -> int | None:
         """When we stand well, the sense that best locates the enemy king (None if no board doubts it)."""

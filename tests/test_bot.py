@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import chess
+import numpy as np
 import pytest
 from reconchess import GameHistory, LocalGame
 from reconchess.bots.random_bot import RandomBot
@@ -20,9 +21,11 @@ from reconchess.play import play_turn
 from reconchess.utilities import move_actions
 
 import rbc_bot.bot
+from rbc_bot.belief import encode
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
 from rbc_bot.game import GameResult, play_game
+from rbc_bot.move import our_king_attacked
 from rbc_bot.players import BotSpec, export_stockfish_for_trout
 from rbc_bot.rules import sense_window
 
@@ -337,3 +340,33 @@ def test_a_request_that_was_not_taken_is_not_repeated_at_once(monkeypatch: pytes
         assert bot.errors == 0
     finally:
         bot.close()
+
+
+def test_danger_sense_for_a_rare_threat_only_in_a_small_belief() -> None:
+    """Our king is attacked on 1 board in 20 (a bishop check, say): with 20 boards the sense goes to
+    tell them apart; if small beliefs were treated like large ones (danger_always_below=0), the 5 %
+    threat is left to the move selector (under the 10 % share) and the sense cuts the belief."""
+    boards = []
+    for square in chess.SQUARES:
+        board = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
+        if board.piece_at(square) is None:
+            board.set_piece_at(square, chess.Piece(chess.BISHOP, chess.BLACK))
+            boards.append(board)
+    attacked = [b for b in boards if our_king_attacked(b)]
+    safe = [b for b in boards if not our_king_attacked(b)]
+    belief = np.stack([encode(b) for b in [attacked[0], *safe[:19]]])
+    for always_below, expect_danger in ((1_000, True), (0, False)):
+        bot = small_bot(f"sense.danger_always_below={always_below}")
+        try:
+            bot.handle_game_start(chess.WHITE, boards[0].copy(), "nobody")
+            bot.handle_opponent_move_result(False, None)  # White's first turn: starts the turn record
+            bot.tracker.rows = belief.copy()
+            square = bot._danger_sense()
+            assert bot._record["danger_share"] == pytest.approx(0.05)
+            assert (square is not None) == expect_danger
+            if square is not None:
+                assert chess.square_name(next(iter(attacked[0].pieces(chess.BISHOP, chess.BLACK)))) in {
+                    chess.square_name(s) for s in sense_window(square)
+                }
+        finally:
+            bot.close()
