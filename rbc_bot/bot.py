@@ -26,7 +26,7 @@ from rbc_bot.clock import Clock, TurnBudget
 from rbc_bot.config import BotConfig, MoveConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.move import MoveDecision, Scorer, choose_move, king_capture, our_king_attacked
-from rbc_bot.sense import choose_sense_square, danger_square, king_square
+from rbc_bot.sense import choose_sense_square, danger_square, king_square, sample_rows
 
 log = logging.getLogger(__name__)
 
@@ -250,20 +250,17 @@ class RbcBot(Player):
     def _danger_sense(self) -> int | None:
         """A sense that tells boards where our king is attacked from the others (None if all agree, or
         if the threat is rare in a large belief: there cutting the belief is worth more)."""
-        rows = self.tracker.rows
         sense = self.config.sense
-        min_share = 0.0 if len(rows) <= sense.danger_always_below else sense.danger_min_share
-        if len(rows) > DANGER_SAMPLE:
-            rows = rows[np.sort(self.rng.choice(len(rows), size=DANGER_SAMPLE, replace=False))]
+        small = self.tracker.live_size <= sense.danger_always_below
+        min_share = 0.0 if small else sense.danger_min_share
+        rows = sample_rows(self.tracker.rows, DANGER_SAMPLE, self.rng)
         attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)
         self._record["danger_share"] = round(float(attacked.mean()), 3) if len(attacked) else 0.0
         return danger_square(rows, attacked, min_share)
 
     def _king_hunt_sense(self) -> int | None:
         """When we stand well, the sense that best locates the enemy king (None if no board doubts it)."""
-        rows = self.tracker.rows
-        if len(rows) > self.config.sense.window_sample:
-            rows = rows[self.rng.choice(len(rows), size=self.config.sense.window_sample, replace=False)]
+        rows = sample_rows(self.tracker.rows, self.config.sense.window_sample, self.rng)
         return king_square(rows, piece_code(chess.Piece(chess.KING, not self.color)))
 
     def _progress_bonus(self) -> float:

@@ -20,6 +20,13 @@ _WINDOWS = np.array([sense_window(square) for square in INTERIOR])  # (36, 9)
 _WEIGHTS = N_CODES ** np.arange(9, dtype=np.int64)  # base-13 key of a window's contents
 
 
+def sample_rows(rows: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarray:
+    """At most ``k`` of ``rows``, uniformly without replacement (the selectors need a sample, not all)."""
+    if len(rows) <= k:
+        return rows
+    return rows[rng.choice(len(rows), size=k, replace=False)]
+
+
 def partition_square(rows: np.ndarray) -> int:
     """The seed's rule: minimise the largest per-square partition, then shift inward."""
     largest = partition_counts(rows).max(axis=1)
@@ -69,11 +76,12 @@ def king_square(rows: np.ndarray, king_code: int) -> int | None:
     """The centre that best locates the enemy king (code ``king_code``): the fewest king squares still
     possible on average after the sense, ties broken by expected survivors. None when every board
     already agrees where the king is. Used when we stand well: a located king can be captured."""
-    has_king = (rows[:, :64] == king_code).any(axis=1)
+    on_square = rows[:, :64] == king_code
+    has_king = on_square.any(axis=1)
     rows = rows[has_king]
     if len(rows) == 0:
         return None
-    kings = np.argmax(rows[:, :64] == king_code, axis=1).astype(np.int64)
+    kings = np.argmax(on_square[has_king], axis=1).astype(np.int64)
     if (kings == kings[0]).all():
         return None
     scores = []
@@ -96,9 +104,7 @@ def choose_sense_square(
     if method == "random" or len(rows) == 0:
         return int(rng.choice(INTERIOR))
     if method == "window":
-        if len(rows) > window_sample:
-            rows = rows[rng.choice(len(rows), size=window_sample, replace=False)]
-        return window_square(rows)
+        return window_square(sample_rows(rows, window_sample, rng))
     if method == "partition":
         return partition_square(rows)
     raise ValueError(f"unknown sense method {method!r} (partition, window, random)")
