@@ -249,13 +249,14 @@ class RbcBot(Player):
 
     def _danger_sense(self) -> int | None:
         """A sense that tells boards where our king is attacked from the others (None if all agree, or
-        if the threat is rare in a large belief in the opening: there cutting the belief is worth more,
-        and developing moves parry the rare early checks). Past the opening any threat counts: the move
-        selector must parry a threat on any scored board, and an unsensed rare one costs a move every
-        turn (seen: 40 turns of pawn captures onto g3, a square empty on the true board, at +750)."""
+        if the threat is rare in a large belief while the game is level: there cutting the belief is
+        worth more). Ahead, any threat counts: the move selector must parry a threat on any scored
+        board, so an unsensed rare one costs a move every turn (seen: 40 turns of pawn captures onto
+        g3, a square empty on the true board, at +750 cp; a 100-ply draw)."""
         sense = self.config.sense
-        opening = self.turn <= sense.danger_share_turns
-        any_threat = self.tracker.live_size <= sense.danger_always_below or not opening
+        any_threat = (
+            self.tracker.live_size <= sense.danger_always_below or self._last_mean >= sense.danger_ahead_cp
+        )
         min_share = 0.0 if any_threat else sense.danger_min_share
         rows = sample_rows(self.tracker.rows, DANGER_SAMPLE, self.rng)
         attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)
