@@ -90,7 +90,8 @@ class RbcBot(Player):
         self.turn = 0
         self.plies_without_progress = 0  # an upper bound of the halfmove clock (their pawn moves unseen)
         self._futile: chess.Move | None = None  # last turn's request that was not played as asked
-        self._last_mean = 0.0
+        self._last_mean = 0.0  # mean and worst centipawns of the last move chosen
+        self._last_worst = 0.0
         self._record: dict[str, Any] = {}
         self._sense_square: int | None = None
         self._budget: TurnBudget | None = None
@@ -192,7 +193,7 @@ class RbcBot(Player):
         )
         move = decision.move if decision.move in set(move_actions) else None
         if decision.candidates:
-            self._last_mean = decision.candidates[0].mean
+            self._last_mean, self._last_worst = decision.candidates[0].mean, decision.candidates[0].worst
         self._record_move(decision, move, seconds_left, started, calls, restarts)
         self._move_seconds = time.perf_counter() - started
         return move
@@ -249,13 +250,13 @@ class RbcBot(Player):
 
     def _danger_sense(self) -> int | None:
         """A sense that tells boards where our king is attacked from the others (None if all agree, or
-        if the threat is rare in a large belief while the game is level: there cutting the belief is
-        worth more). Ahead, any threat counts: the move selector must parry a threat on any scored
-        board, so an unsensed rare one costs a move every turn (seen: 40 turns of pawn captures onto
-        g3, a square empty on the true board, at +750 cp; a 100-ply draw)."""
+        if the threat is rare in a large belief: there cutting the belief is worth more). Ahead on every
+        board, any threat counts: the move selector must parry a threat on any scored board, so an
+        unsensed rare one costs a move every turn (seen: 40 turns of pawn captures onto g3, a square
+        empty on the true board, at +460 cp worst; a 100-ply draw)."""
         sense = self.config.sense
         any_threat = (
-            self.tracker.live_size <= sense.danger_always_below or self._last_mean >= sense.danger_ahead_cp
+            self.tracker.live_size <= sense.danger_always_below or self._last_worst >= sense.danger_ahead_cp
         )
         min_share = 0.0 if any_threat else sense.danger_min_share
         rows = sample_rows(self.tracker.rows, DANGER_SAMPLE, self.rng)

@@ -34,7 +34,7 @@ class SenseConfig:
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
     danger_min_share: float = 0.1  # ... but only if at least this share of the boards is attacked
     danger_always_below: int = 1_000  # ... or if the belief holds at most this many boards
-    danger_ahead_cp: float = 300.0  # ... or if we stand this well (mean centipawns of the last move)
+    danger_ahead_cp: float = 300.0  # ... or if we stand this well on every board (last move's worst cp)
     king_hunt_cp: float = 1000.0  # standing this well (mean centipawns), sense to locate the enemy king
 
 
@@ -49,6 +49,7 @@ class MoveConfig:
     min_boards: int = 8  # boards scored however short the time
     consider_pass: bool = True  # the pass is a candidate too
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
+    quiet_check_bonus: float = 100.0  # centipawns for a check without capture: unseen, it wins next turn
 
 
 @dataclass
@@ -156,6 +157,7 @@ def validate(config: BotConfig) -> None:
         (config.belief.expansion_slack >= 1, "belief.expansion_slack must be >= 1"),
         (0.0 < config.move.proposal_share < 1.0, "move.proposal_share must be in (0, 1)"),
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),
+        (config.move.quiet_check_bonus >= 0, "move.quiet_check_bonus must be >= 0"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),
         (config.engine.depth >= 1, "engine.depth must be >= 1"),
         (config.engine.max_depth >= config.engine.depth, "engine.max_depth must be >= engine.depth"),

@@ -346,7 +346,7 @@ def test_danger_sense_for_a_rare_threat_in_a_small_belief_or_when_ahead() -> Non
     """Our king is attacked on 1 board in 20 (a bishop check, say): with 20 boards the sense goes to
     tell them apart; if small beliefs were treated like large ones (danger_always_below=0), the 5 %
     threat is left to the move selector (under the 10 % share) and the sense cuts the belief, unless
-    we stand well (+300 cp or more): then any threat is sensed."""
+    we stand well on every board (+300 cp or more): then any threat is sensed."""
     boards = []
     for square in chess.SQUARES:
         board = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
@@ -361,7 +361,7 @@ def test_danger_sense_for_a_rare_threat_in_a_small_belief_or_when_ahead() -> Non
         try:
             bot.handle_game_start(chess.WHITE, boards[0].copy(), "nobody")
             bot.handle_opponent_move_result(False, None)  # White's first turn: starts the turn record
-            bot._last_mean = standing
+            bot._last_worst = standing
             bot.tracker.rows = belief.copy()
             square = bot._danger_sense()
             assert bot._record["danger_share"] == pytest.approx(0.05)
