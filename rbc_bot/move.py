@@ -5,7 +5,7 @@ first, so their escapes are proposed), plus the pass. Every candidate is played 
 with RBC revision and the position after it is scored from our side; among the moves that leave our
 king capturable on the fewest boards, the one whose aggregate (worst, by default) expected score is
 best wins. A king capture possible on enough believed boards is taken at once, if a miss cannot cost
-our king.
+our king. Quiet checks earn a bonus: the opponent is not told it is in check.
 """
 
 from __future__ import annotations
@@ -173,6 +173,16 @@ def king_capture(boards: Sequence[chess.Board], legal: set[chess.Move]) -> chess
     return captures.most_common(1)[0][0] if captures else None
 
 
+def quiet_checks(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Counter[chess.Move]:
+    """For each legal request that checks without capturing on some board, on how many boards it does."""
+    counts: Counter[chess.Move] = Counter()
+    for board in boards:
+        for move in board.pseudo_legal_moves:
+            if move in legal and not board.is_capture(move) and board.gives_check(move):
+                counts[move] += 1
+    return counts
+
+
 def prioritised(
     attacked: Sequence[chess.Board], others: Sequence[chess.Board], k: int, rng: np.random.Generator
 ) -> list[chess.Board]:
@@ -239,8 +249,12 @@ def choose_move(
             ):
                 votes[chess.Move(move.from_square, move.to_square, chess.QUEEN)] += 1
     candidates: list[chess.Move | None] = [m for m, _ in votes.most_common(config.max_candidates)]
-    # A king capture possible on too few boards to take blindly still competes on its scores.
+    # A king capture possible on too few boards to take blindly still competes on its scores; so do the
+    # quiet checks, which the engine rarely proposes (it assumes the opponent sees them).
     candidates += [m for m, _ in captures.most_common(4) if m not in candidates]
+    if config.quiet_check_bonus:
+        checks = quiet_checks(proposal_boards, legal)
+        candidates += [m for m, _ in checks.most_common(4) if m not in candidates]
     if config.consider_pass or not candidates:
         candidates.append(None)
     if len(candidates) == 1:
@@ -256,7 +270,9 @@ def choose_move(
     index_of: dict[tuple[int, ...], int] = {}
     cell = np.zeros((len(candidates), len(scored_boards)), dtype=np.int64)
     fixed = np.full((len(candidates), len(scored_boards)), np.nan)
-    bonus = np.zeros((len(candidates), len(scored_boards)))  # for pawn moves and captures (50-move rule)
+    # Centipawns the engine cannot see: progress (pawn moves and captures, near the 100-ply rule), and a
+    # quiet check: the opponent is told nothing of it, and unless it senses the checker it loses its king.
+    bonus = np.zeros((len(candidates), len(scored_boards)))
     for j, board in enumerate(scored_boards):
         for i, candidate in enumerate(candidates):
             taken, captured = revise(board, candidate) if candidate is not None else (None, None)
@@ -270,6 +286,8 @@ def choose_move(
             if child.king(not board.turn) is None:
                 fixed[i, j] = KING_CAPTURE_SCORE
                 continue
+            if config.quiet_check_bonus and captured is None and taken is not None and child.is_check():
+                bonus[i, j] += config.quiet_check_bonus
             key = _position_key(child)
             if key not in index_of:
                 index_of[key] = len(children)
