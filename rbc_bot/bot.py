@@ -250,13 +250,16 @@ class RbcBot(Player):
 
     def _danger_sense(self) -> int | None:
         """A sense that tells boards where our king is attacked from the others (None if all agree, or
-        if the threat is rare in a large belief: there cutting the belief is worth more). Ahead on every
-        board, any threat counts: the move selector must parry a threat on any scored board, so an
-        unsensed rare one costs a move every turn (seen: 40 turns of pawn captures onto g3, a square
-        empty on the true board, at +460 cp worst; a 100-ply draw)."""
+        if the threat is rare in a large belief: there cutting the belief is worth more). Any threat
+        counts when we are ahead on every board or our last request was not played as asked: the move
+        selector must parry a threat on any scored board, so an unsensed rare one costs a move every
+        turn (seen: 40 turns of pawn captures onto g3, a square empty on the true board, each played
+        as a pass; a 100-ply draw at +460 cp worst, and 30 turns of it in a 900 s game at -560)."""
         sense = self.config.sense
         any_threat = (
-            self.tracker.live_size <= sense.danger_always_below or self._last_worst >= sense.danger_ahead_cp
+            self.tracker.live_size <= sense.danger_always_below
+            or self._last_worst >= sense.danger_ahead_cp
+            or self._futile is not None
         )
         min_share = 0.0 if any_threat else sense.danger_min_share
         rows = sample_rows(self.tracker.rows, DANGER_SAMPLE, self.rng)
