@@ -90,8 +90,8 @@ class RbcBot(Player):
         self.turn = 0
         self.plies_without_progress = 0  # an upper bound of the halfmove clock (their pawn moves unseen)
         self._futile: chess.Move | None = None  # last turn's request that was not played as asked
-        self._failed_turn = -1_000  # the last turn whose request was not played as asked
-        self._last_mean = 0.0  # mean centipawns of the last move chosen
+        self._last_mean = 0.0  # mean and worst centipawns of the last move chosen
+        self._last_worst = 0.0
         self._record: dict[str, Any] = {}
         self._sense_square: int | None = None
         self._budget: TurnBudget | None = None
@@ -193,7 +193,7 @@ class RbcBot(Player):
         )
         move = decision.move if decision.move in set(move_actions) else None
         if decision.candidates:
-            self._last_mean = decision.candidates[0].mean
+            self._last_mean, self._last_worst = decision.candidates[0].mean, decision.candidates[0].worst
         self._record_move(decision, move, seconds_left, started, calls, restarts)
         self._move_seconds = time.perf_counter() - started
         return move
@@ -213,8 +213,6 @@ class RbcBot(Player):
         )
         self.tracker.on_own_move(requested_move, taken_move, capture_square)
         self._futile = requested_move if requested_move is not None and taken_move != requested_move else None
-        if self._futile is not None:
-            self._failed_turn = self.turn
         self._record.update(
             taken_move=taken_move.uci() if taken_move else None, capture_square=_name(capture_square)
         )
@@ -252,14 +250,14 @@ class RbcBot(Player):
 
     def _danger_sense(self) -> int | None:
         """A sense that tells boards where our king is attacked from the others (None if all agree, or
-        if the threat is rare in a large belief: there cutting the belief is worth more). Any threat
-        counts for a few turns after a request of ours was not played as asked: the move selector must
-        parry a threat on every scored board, and a rare unsensed one can leave a capture of the square
-        it comes from as the only safe request, a pass on the true board (seen: 40 turns of f2xg3 and
-        h2xg3 onto an empty g3 against a 0.3 % threat, a 100-ply draw at +460 cp worst)."""
+        if the threat is rare in a large belief: there cutting the belief is worth more). Ahead on every
+        board, any threat counts: the move selector must parry a threat on any scored board, so an
+        unsensed rare one costs a move every turn (seen: 40 turns of pawn captures onto g3, a square
+        empty on the true board, at +460 cp worst; a 100-ply draw)."""
         sense = self.config.sense
-        failed_lately = self.turn - self._failed_turn <= sense.danger_after_failure
-        any_threat = self.tracker.live_size <= sense.danger_always_below or failed_lately
+        any_threat = (
+            self.tracker.live_size <= sense.danger_always_below or self._last_worst >= sense.danger_ahead_cp
+        )
         min_share = 0.0 if any_threat else sense.danger_min_share
         rows = sample_rows(self.tracker.rows, DANGER_SAMPLE, self.rng)
         attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)

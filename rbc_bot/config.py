@@ -34,7 +34,7 @@ class SenseConfig:
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
     danger_min_share: float = 0.1  # ... but only if at least this share of the boards is attacked
     danger_always_below: int = 1_000  # ... or if the belief holds at most this many boards
-    danger_after_failure: int = 3  # ... or for this many turns after a request was not played as asked
+    danger_ahead_cp: float = 300.0  # ... or if we stand this well on every board (last move's worst cp)
     king_hunt_cp: float = 1000.0  # standing this well (mean centipawns), sense to locate the enemy king
 
 
@@ -154,7 +154,6 @@ def validate(config: BotConfig) -> None:
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
         (0.0 <= config.sense.danger_min_share <= 1.0, "sense.danger_min_share must be in [0, 1]"),
         (config.sense.danger_always_below >= 0, "sense.danger_always_below must be >= 0"),
-        (config.sense.danger_after_failure >= 0, "sense.danger_after_failure must be >= 0"),
         (config.belief.expansion_slack >= 1, "belief.expansion_slack must be >= 1"),
         (0.0 < config.move.proposal_share < 1.0, "move.proposal_share must be in (0, 1)"),
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),

@@ -342,11 +342,11 @@ def test_a_request_that_was_not_taken_is_not_repeated_at_once(monkeypatch: pytes
         bot.close()
 
 
-def test_danger_sense_for_a_rare_threat_in_a_small_belief_or_after_a_failed_request() -> None:
+def test_danger_sense_for_a_rare_threat_in_a_small_belief_or_when_ahead() -> None:
     """Our king is attacked on 1 board in 20 (a bishop check, say): with 20 boards the sense goes to
     tell them apart; if small beliefs were treated like large ones (danger_always_below=0), the 5 %
-    threat is left to the move selector (under the 10 % share) and the sense cuts the belief, unless a
-    request of ours was not played as asked within the last 3 turns: then any threat is sensed."""
+    threat is left to the move selector (under the 10 % share) and the sense cuts the belief, unless
+    we stand well on every board (+300 cp or more): then any threat is sensed."""
     boards = []
     for square in chess.SQUARES:
         board = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
@@ -356,15 +356,12 @@ def test_danger_sense_for_a_rare_threat_in_a_small_belief_or_after_a_failed_requ
     attacked = [b for b in boards if our_king_attacked(b)]
     safe = [b for b in boards if not our_king_attacked(b)]
     belief = np.stack([encode(b) for b in [attacked[0], *safe[:19]]])
-    # (danger_always_below, turns since our last request was not played as asked, danger sense expected)
-    cases = ((1_000, None, True), (0, None, False), (0, 1, True), (0, 3, True), (0, 4, False))
-    for always_below, since_failure, expect_danger in cases:
+    for always_below, standing, expect_danger in ((1_000, 0.0, True), (0, 0.0, False), (0, 300.0, True)):
         bot = small_bot(f"sense.danger_always_below={always_below}")
         try:
             bot.handle_game_start(chess.WHITE, boards[0].copy(), "nobody")
             bot.handle_opponent_move_result(False, None)  # White's first turn: starts the turn record
-            if since_failure is not None:
-                bot._failed_turn = bot.turn - since_failure
+            bot._last_worst = standing
             bot.tracker.rows = belief.copy()
             square = bot._danger_sense()
             assert bot._record["danger_share"] == pytest.approx(0.05)
