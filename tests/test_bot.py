@@ -236,7 +236,10 @@ def test_plays_a_whole_game_without_stockfish(tmp_path: Path, caplog: Any) -> No
 def test_short_clock_game(
     tmp_path: Path, opponent: str, ours: str, seconds: float, increment: float, seed: int, caplog: Any
 ) -> None:
-    play_and_check(tmp_path, opponent, ours, seconds, increment, seed, caplog)
+    result = play_short_game(tmp_path, opponent, ours, seconds, increment, seed, caplog)
+    check_game(result, ours, caplog)
+    if opponent == "random":
+        assert result.winner == ours
 
 
 @pytest.mark.long
@@ -249,23 +252,25 @@ def test_short_clock_game(
 def test_more_short_clock_games(
     tmp_path: Path, opponent: str, ours: str, seconds: float, increment: float, seed: int, caplog: Any
 ) -> None:
-    play_and_check(tmp_path, opponent, ours, seconds, increment, 100 + seed, caplog)
+    result = play_short_game(tmp_path, opponent, ours, seconds, increment, 100 + seed, caplog)
+    check_game(result, ours, caplog)
+    if opponent == "random":
+        assert result.winner == ours
 
 
-def play_and_check(
+def play_short_game(
     tmp_path: Path, opponent: str, ours: str, seconds: float, increment: float, seed: int, caplog: Any
-) -> None:
+) -> GameResult:
+    """One game of our bot (small settings) against a reconchess bot, in this process."""
     caplog.set_level(logging.ERROR, logger="rbc_bot")
     us = BotSpec("rbc_bot", SMALL)
     white, black = (us, BotSpec(opponent)) if ours == "white" else (BotSpec(opponent), us)
     result = play_game(
         white, black, seconds=seconds, increment=increment, seed=seed, out_dir=tmp_path, isolate=False
     )
-    check_game(result, ours, caplog)
     print(f"{opponent} {ours}: winner {result.winner} by {result.reason}, {result.plies} plies, "
           f"left {result.seconds_left}")  # fmt: skip
-    if opponent == "random":
-        assert result.winner == ours
+    return result
 
 
 # --- the stock reconchess tools --------------------------------------------------------------------

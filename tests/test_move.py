@@ -219,9 +219,10 @@ def test_search_time_caps_fit_the_budget_and_the_engine_timeout(scorer: Scorer) 
 
 
 def test_a_quiet_check_earns_its_bonus(scorer: Scorer) -> None:
-    """One board after 1.e4 e5 2.?? d5: the only check is the quiet Bb5+, not the engine's choice. With
-    no bonus the engine's choice stands; with a bonus worth more than any difference between the moves,
-    the quiet check is chosen (it is added as a candidate even though the engine does not propose it)."""
+    """One board (White: e4; Black: d5, e5): the only check is the quiet Bb5+, not the engine's choice.
+    With no bonus the engine's choice stands; with a bonus worth more than any difference between the
+    moves, the quiet check is chosen (it is added as a candidate even though the engine does not propose
+    it)."""
     board = chess.Board("rnbqkbnr/ppp2ppp/8/3pp3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3")
     offered = actions([board])
 
@@ -235,8 +236,7 @@ def test_a_quiet_check_earns_its_bonus(scorer: Scorer) -> None:
 
 
 def test_quiet_checks_counts_only_checks_without_capture() -> None:
-    board = chess.Board(
-        "4k3/8/8/4r3/8/8/8/1Q2RBK1 w - - 0 1"
-    )  # Rxe5+ captures; Bb5+, Qb5+, Qb8+, Qg6+ do not
+    # Rxe5+ captures; Bb5+, Qb5+, Qb8+ and Qg6+ do not.
+    board = chess.Board("4k3/8/8/4r3/8/8/8/1Q2RBK1 w - - 0 1")
     counts = quiet_checks([board, board], set(move_actions(board)))
     assert {m.uci(): n for m, n in counts.items()} == {"f1b5": 2, "b1b5": 2, "b1b8": 2, "b1g6": 2}
