@@ -1,0 +1,44 @@
+"""The clock and reliability figures of match runs, from the per-turn logs beside their replays.
+
+Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...]   (the --out folders of `run_bot.py match`)
+
+Per run: games, W-L-D, our turns, seconds a turn (sense + move: mean and max), the least clock left at
+any of our turns, internal errors and engine restarts. The strength tables' "s a turn", "kept at least"
+and "zero errors / restarts" come from here (the match's own summary.json gives W-L-D and Elo).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+
+def summarise(run: Path) -> str:
+    totals = json.loads((run / "summary.json").read_text())["totals"]
+    seconds: list[float] = []
+    least_left, errors, restarts = float("inf"), 0, 0
+    for line in (run / "results.jsonl").read_text().splitlines():
+        result = json.loads(line)
+        for log in (result.get("turn_logs") or {}).values():
+            path = run / Path(log).name  # the run folder may have moved since
+            if not path.exists():
+                continue
+            turns = [json.loads(row) for row in path.read_text().splitlines()]
+            seconds += [(t.get("seconds_sense") or 0) + (t.get("seconds_move") or 0) for t in turns]
+            least_left = min([least_left, *(t["seconds_left"] for t in turns if "seconds_left" in t)])
+            errors += turns[-1].get("errors", 0) if turns else 0
+            restarts += sum(t.get("engine_restarts", 0) for t in turns)
+    mean = sum(seconds) / len(seconds) if seconds else 0.0
+    return (
+        f"{run}: {totals['games']} games {totals['wins']}-{totals['losses']}-{totals['draws']} | "
+        f"{len(seconds)} turns, {mean:.2f} s a turn (max {max(seconds, default=0):.1f}), "
+        f"least left {least_left:.1f} s | errors {errors}, engine restarts {restarts}"
+    )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    for folder in sys.argv[1:]:
+        print(summarise(Path(folder)))
