@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import multiprocessing
+import os
 import random
 import re
 import signal
@@ -109,6 +110,7 @@ class _InProcessSeat:
 def _seat_main(conn: Connection, spec: BotSpec, kwargs: dict[str, Any], seed: int) -> None:
     """Child process: build the bot, then answer ``(method, args)`` requests until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when a match stops
+    os.setpgrp()  # its own process group: closing the seat kills whatever the bot started too
     seed_globals(seed)
     try:
         player = spec.create(**kwargs)
@@ -150,7 +152,7 @@ class _ProcessSeat:
             target=_seat_main,
             args=(child_conn, spec, kwargs, seed),
             name=f"rbc-{COLOR_NAMES[color]}-{spec.name}",
-            daemon=True,
+            daemon=False,  # bots such as StrangeFish start worker processes of their own
         )
         self.process.start()
         child_conn.close()
@@ -203,6 +205,10 @@ class _ProcessSeat:
         return self._receive(timeout)
 
     def kill(self) -> None:
+        """Kill the bot and every process it started (its process group), then reap the bot."""
+        if self.process.pid is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
         if self.process.is_alive():
             self.process.kill()
         self.process.join(5)
