@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import sys
+from pathlib import Path
 
 import chess
 import pytest
@@ -14,6 +16,18 @@ from reconchess.play import play_turn
 # reconchess's AttackerBot, as White, pops moves from the module's own QUICK_ATTACKS lists, so every
 # in-process game changes the next one. Snapshot them at collection and restore before each test.
 _QUICK_ATTACKS = [list(sequence) for sequence in attacker_module.QUICK_ATTACKS]
+
+
+def venv_script(name: str) -> str:
+    """A console script installed beside this interpreter (``.venv/bin``), never one found on PATH.
+
+    Activating a venv is what puts its scripts on PATH; the README's test command runs
+    ``.venv/bin/python -m pytest`` without activating it, so a bare ``rc-bot-match`` would be
+    missing there, or worse, a different, globally installed one.
+    """
+    path = Path(sys.executable).with_name(name)
+    assert path.exists(), f"{name} is not installed beside {sys.executable}"
+    return str(path)
 
 
 @pytest.fixture(autouse=True)

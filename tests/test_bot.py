@@ -15,6 +15,7 @@ from typing import Any
 import chess
 import numpy as np
 import pytest
+from conftest import venv_script
 from reconchess import GameHistory, LocalGame
 from reconchess.bots.random_bot import RandomBot
 from reconchess.play import play_turn
@@ -281,7 +282,7 @@ def test_rc_bot_match_loads_our_bot(tmp_path: Path) -> None:
     random_bot = Path(sys.modules["reconchess.bots.random_bot"].__file__ or "")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     proc = subprocess.run(
-        ["rc-bot-match", str(BOT_FILE), str(random_bot), "--seconds_per_player", "30"],
+        [venv_script("rc-bot-match"), str(BOT_FILE), str(random_bot), "--seconds_per_player", "30"],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=240,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
