@@ -19,6 +19,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("play", "play one local game of our bot against another bot and save the replay"),
     "match": ("match", "play a colour-swapped match between two bots (Elo, CI, SPRT)"),
     "tournament": ("tournament", "play a round robin between several bots"),
+    "gauntlet": (
+        "gauntlet",
+        "our bot against the fixed set of opponents (StrangeFish, reconchess bots)",
+    ),
     "analyze": ("analyze", "analyse finished games: beliefs, senses, mistakes, report"),
     "serve": ("serve", "run a local RBC server speaking the official HTTP API"),
     "connect": ("connect", "connect a bot to an RBC server and play its invitations (like rc-connect)"),
