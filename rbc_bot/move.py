@@ -72,6 +72,7 @@ class Scorer:
 
     DEPTH_GROWTH = 1.8  # cost ratio of one more ply (measured on the go: the estimate self-corrects)
     MULTIPV_COST = 3  # a MultiPV search costs about this many single evaluations (perf-notes.md)
+    DEEPEN_WHEN_LEFT = 0.5  # share of the scoring budget still unused that buys a deeper pass
 
     def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:
         self.engine = engine
@@ -123,6 +124,22 @@ class Scorer:
             scale = self.DEPTH_GROWTH ** ((depth or self.config.depth) - 1)
             self.seconds_per_eval = 0.7 * self.seconds_per_eval + 0.3 * (elapsed / len(boards) / scale)
         return scores
+
+    def evaluate_deepening(
+        self, boards: Sequence[chess.Board], depth: int, budget_seconds: float
+    ) -> tuple[list[float], int]:
+        """Scores at the planned ``depth``, then, with ``fill_budget``, again two plies deeper while
+        at least ``DEEPEN_WHEN_LEFT`` of the budget is left: the depth plan errs on the cautious side
+        (it can leave nine tenths of a turn unused), and each deeper pass is capped by its movetime."""
+        started = time.perf_counter()
+        scores = self.evaluate(boards, depth, budget_seconds)
+        while self.config.fill_budget and self.engine is not None and depth < self.config.max_depth:
+            left = budget_seconds - (time.perf_counter() - started)
+            if left < self.DEEPEN_WHEN_LEFT * budget_seconds:
+                break
+            depth = min(self.config.max_depth, depth + 2)
+            scores = self.evaluate(boards, depth, left)
+        return scores, depth
 
     def top_moves(
         self, boards: Sequence[chess.Board], k: int, budget_seconds: float | None = None
@@ -295,7 +312,8 @@ def choose_move(
             cell[i, j] = index_of[key]
     remaining = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
     depth = scorer.plan_depth(len(children), remaining)
-    child_scores = -np.asarray(scorer.evaluate(children, depth, remaining), dtype=np.float64)  # our side
+    raw_scores, depth = scorer.evaluate_deepening(children, depth, remaining)
+    child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = np.where(np.isnan(fixed), child_scores[cell] if len(children) else 0.0, fixed) + bonus
 
     # Safety first: fewest boards where our king can then be captured, then the aggregate, then the mean.

@@ -240,3 +240,19 @@ def test_quiet_checks_counts_only_checks_without_capture() -> None:
     board = chess.Board("4k3/8/8/4r3/8/8/8/1Q2RBK1 w - - 0 1")
     counts = quiet_checks([board, board], set(move_actions(board)))
     assert {m.uci(): n for m, n in counts.items()} == {"f1b5": 2, "b1b5": 2, "b1b8": 2, "b1g6": 2}
+
+
+def test_fill_budget_deepens_until_the_budget_is_used() -> None:
+    """The depth plan alone can leave most of a turn unused; ``fill_budget`` spends it on deeper passes."""
+    boards = [chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")]
+    with EnginePool(None, 1) as engine:
+        plain = Scorer(engine, EngineConfig(workers=1))
+        _, plain_depth = plain.evaluate_deepening(boards, 2, 1.0)
+        filling = Scorer(engine, EngineConfig(workers=1, fill_budget=True))
+        started = time.perf_counter()
+        scores, deep = filling.evaluate_deepening(boards, 2, 1.0)
+        elapsed = time.perf_counter() - started
+    assert plain_depth == 2
+    assert deep > 2 and len(scores) == 1
+    assert elapsed >= 0.5, "the deeper passes used at least half the budget"
+    assert elapsed <= 3.0, "each pass is capped by its movetime (generous bound: a loaded machine)"
