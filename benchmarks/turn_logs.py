@@ -2,8 +2,8 @@
 
 Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...]   (the --out folders of `run_bot.py match`)
 
-Per run: games, W-L-D, our turns, seconds a turn (sense + move: mean and max), the least clock left at
-any of our turns, internal errors and engine restarts. The strength tables' "s a turn", "kept at least"
+Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the least
+clock left at any of our turns, internal errors and engine restarts. The strength tables' "s a turn", "kept at least"
 and "zero errors / restarts" come from here (the match's own summary.json gives W-L-D and Elo).
 """
 
@@ -12,6 +12,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+
+
+def turn_seconds(turn: dict) -> float:
+    """Our clock's share of a turn: expansion of the opponent's move, sense and move. Logs written
+    before ``seconds_turn`` existed lack the expansion, so their figure is sense plus move."""
+    if "seconds_turn" in turn:
+        return float(turn["seconds_turn"])
+    return (turn.get("seconds_sense") or 0) + (turn.get("seconds_move") or 0)
 
 
 def summarise(run: Path) -> str:
@@ -25,7 +33,7 @@ def summarise(run: Path) -> str:
             if not path.exists():
                 continue
             turns = [json.loads(row) for row in path.read_text().splitlines()]
-            seconds += [(t.get("seconds_sense") or 0) + (t.get("seconds_move") or 0) for t in turns]
+            seconds += [turn_seconds(t) for t in turns]
             least_left = min([least_left, *(t["seconds_left"] for t in turns if "seconds_left" in t)])
             errors += turns[-1].get("errors", 0) if turns else 0
             restarts += sum(t.get("engine_restarts", 0) for t in turns)

@@ -99,6 +99,7 @@ class RbcBot(Player):
         self._move_started = 0.0
         self._seconds_at_move: float | None = None
         self._move_seconds = 0.0
+        self._turn_started = 0.0
 
     # --- reconchess Player interface -------------------------------------------------------------
     @guarded(_no_action)
@@ -130,6 +131,7 @@ class RbcBot(Player):
         self._record["opponent_capture_square"] = _name(capture_square)
         self._record["belief"]["after_opponent"] = self._sizes()
         self._record["recoveries"] = self.tracker.recoveries - recoveries
+        self._record["seconds_expand"] = round(time.perf_counter() - self._turn_started, 4)
 
     @guarded(_fallback_sense)
     def choose_sense(
@@ -311,6 +313,7 @@ class RbcBot(Player):
             ],
             chosen_move=move.uci() if move else None,
             seconds_move=round(time.perf_counter() - started, 4),
+            seconds_turn=round(time.perf_counter() - self._turn_started, 4),  # all of it on our clock
             engine_calls=(self.engine.stats.calls - calls) if self.engine else 0,
             engine_restarts=(self.engine.stats.restarts - restarts) if self.engine else 0,
         )

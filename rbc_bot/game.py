@@ -2,8 +2,8 @@
 
 ``play_game`` is the one game runner every local command uses (``play``, ``match``, ``tournament``).
 It follows ``reconchess.play.play_local_game`` but ends the turn *before* ``handle_move_result``
-(``end_turn_last=False``, as ``play_remote_game`` does), so only the side to move is charged and
-``handle_move_result`` is off the clock, as on the server.
+(``end_turn_last=False``, as ``play_remote_game`` does) and holds the opponent's clock while it runs,
+so only the side to move is charged and ``handle_move_result`` is on nobody's clock, as on the server.
 
 With ``isolate=True`` each bot lives in a child process and a proxy ``Player`` in the game process
 forwards every call over a Pipe: one bot's global state (``random``, module caches, monkeypatches)
@@ -25,7 +25,7 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from multiprocessing.connection import Connection
 from multiprocessing.context import BaseContext
 from pathlib import Path
@@ -489,6 +489,9 @@ def _play_turn(
     except Exception as exc:
         raise BotFailure(color, CRASH, traceback.format_exc()) from exc
     game.end_turn()
+    # On the server the mover hears its move result while the opponent thinks on its own machine: that
+    # time is nobody's. Here the two run one after the other, so the opponent's clock waits for it.
+    paused = time.monotonic()
     if on_turn is not None:
         on_turn(
             {
@@ -503,4 +506,6 @@ def _play_turn(
             }
         )
     player.handle_move_result(requested, taken, capture_square is not None, capture_square)
+    if not game.is_over():
+        game.current_turn_start_time += timedelta(seconds=time.monotonic() - paused)
     return 1

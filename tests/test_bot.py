@@ -36,7 +36,7 @@ SMALL = ("engine.workers=1",)  # one engine process: the machine is shared
 TURN_FIELDS = {
     "turn", "color", "belief", "seconds_left", "budget", "sense_square", "sense_eliminated", "candidates",
     "chosen_move", "taken_move", "seconds_sense", "seconds_move", "engine_calls", "engine_restarts",
-    "recoveries", "errors",
+    "recoveries", "errors", "seconds_expand", "seconds_turn",
 }  # fmt: skip
 
 
@@ -204,6 +204,9 @@ def check_game(result: GameResult, ours: str, caplog: Any) -> list[dict[str, Any
         assert record["color"] == ours
         assert record["errors"] <= len(failures)
         assert record["seconds_move"] >= 0 and record["seconds_left"] > 0
+        # The whole turn on our clock holds the expansion of the opponent's move, the sense and the move.
+        parts = record["seconds_expand"] + record["seconds_sense"] + record["seconds_move"]
+        assert record["seconds_turn"] >= parts - 0.01
         assert set(record["belief"]) >= {"after_opponent", "after_sense", "after_move"}
     return records
 

@@ -310,3 +310,21 @@ def test_tournament_round_robin(tmp_path: Path) -> None:
     assert summary["bots"][2]["crashes"] > 0
     pairs = {(g["white_bot"], g["black_bot"], g["seed"]) for g in summary["games"]}
     assert len(pairs) == 6 and all((b, w, s) in pairs for w, b, s in pairs)  # colour-swapped, same seed
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_move_result_time_is_charged_to_nobody(tmp_path: Path, isolate: bool) -> None:
+    """White spends 2 s hearing its first five move results; Black (RandomBot, instant) loses none of it."""
+    result = play_game(
+        BotSpec(str(BOTS / "slow_result_bot.py")),
+        BotSpec("random"),
+        seconds=30,
+        increment=0,
+        seed=1,
+        out_dir=tmp_path,
+        isolate=isolate,
+    )
+    assert result.crashed is None, result.traceback
+    assert result.plies >= 10, "the slow move results all happened"
+    assert result.seconds_left["black"] > 29.5, result.seconds_left
+    assert result.seconds_left["white"] > 29.5, "nor is it charged to White, as on the server"
