@@ -3,8 +3,9 @@
 Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...]   (the --out folders of `run_bot.py match`)
 
 Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the least
-clock left at any of our turns, internal errors and engine restarts. The strength tables' "s a turn", "kept at least"
-and "zero errors / restarts" come from here (the match's own summary.json gives W-L-D and Elo).
+clock left at any of our turns, internal errors and engine restarts. The strength tables' "s a turn",
+"kept at least" and "zero errors / restarts" come from here (the match's own summary.json gives
+W-L-D and Elo).
 """
 
 from __future__ import annotations
