@@ -242,6 +242,10 @@ class RbcBot(Player):
 
     def _start_engine(self) -> None:
         cfg = self.config.engine
+        if cfg.material_only:
+            self.engine = None
+            self.scorer = Scorer(None, cfg)
+            return
         try:
             self.engine = EnginePool(cfg.path, cfg.workers, cfg.hash_mb, cfg.timeout, cfg.deterministic)
             weakref.finalize(self, self.engine.close)

@@ -12,6 +12,7 @@ import importlib
 import logging
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rbc_bot import __version__
 
@@ -30,10 +31,25 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with the project's error convention: one line, the common prefix, exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        from rbc_bot.commands.common import USAGE, error
+
+        error(f"{message} (see {self.prog} --help)")
+        sys.exit(USAGE)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="rbc-bot",
         description="Reconnaissance Blind Chess bot and tools.",
+        epilog=(
+            "Errors are one line on stderr, starting 'rbc-bot: error:'. Exit status 0 on success, "
+            "exit status 2 for a usage error (a bad flag, bot, file or engine: nothing was played), "
+            "exit status 1 for a failure at run time, 130 when interrupted."
+        ),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"rbc_bot {__version__}")

@@ -55,6 +55,7 @@ class MoveConfig:
 @dataclass
 class EngineConfig:
     path: str | None = None  # Stockfish binary; None looks it up (see stockfish_bin/README.md)
+    material_only: bool = False  # no engine at all: score by material (only when asked for)
     workers: int = 2  # engine processes (one per core is fastest)
     hash_mb: int = 16
     timeout: float = 20.0  # seconds one search may take before the engine is restarted

@@ -368,7 +368,13 @@ def load_match(out_dir: Path) -> tuple[MatchSettings, list[dict[str, Any]]]:
     path = out_dir / MATCH_FILE
     if not path.exists():
         raise ValueError(f"--resume {out_dir}: no {MATCH_FILE} there, so no match to resume")
-    return MatchSettings.from_json(json.loads(path.read_text())), load_records(out_dir / RESULTS_FILE)
+    try:
+        settings = MatchSettings.from_json(json.loads(path.read_text()))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ValueError(
+            f"--resume {out_dir}: {path} is not a match file ({type(exc).__name__}: {exc})"
+        ) from exc
+    return settings, load_records(out_dir / RESULTS_FILE)
 
 
 # --------------------------------------------------------------------------------------------------

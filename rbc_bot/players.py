@@ -66,10 +66,14 @@ class BotSpec:
         return cls
 
     def validate(self) -> None:
-        """Raise BotSpecError unless this spec can build a player (config checked too)."""
+        """Raise BotSpecError unless this spec can build a player: its config, and for our bot the
+        Stockfish it will use (a binary that is missing or does not speak UCI), so that a game is never
+        played by material alone unless ``engine.material_only`` asks for it."""
         self.player_class()
         if self.is_ours:
-            self.config()
+            engine = self.config().engine
+            if not engine.material_only:
+                check_stockfish(engine.path, f"bot {self.name}")
 
     def config(self) -> Any:
         from rbc_bot.config import load_config
@@ -87,9 +91,22 @@ class BotSpec:
         return cls()
 
 
+def check_stockfish(path: str | None, who: str) -> None:
+    """Start the Stockfish ``path`` names (or the one found) and quit it; BotSpecError if that fails."""
+    from rbc_bot.engine import EngineError, EnginePool, StockfishNotFoundError
+
+    try:
+        EnginePool(path, workers=1, timeout=10.0).close()
+    except (StockfishNotFoundError, EngineError, OSError) as exc:
+        raise BotSpecError(f"{who}: Stockfish does not work: {exc}") from exc
+
+
 def export_stockfish_for_trout() -> None:
-    """TroutBot reads STOCKFISH_EXECUTABLE in its constructor; point it at the engine we found."""
-    if "STOCKFISH_EXECUTABLE" in os.environ:
+    """TroutBot reads STOCKFISH_EXECUTABLE in its constructor: point it at the engine we found, and
+    refuse one that is not there (TroutBot would crash on it, and the game would count as our win)."""
+    given = os.environ.get("STOCKFISH_EXECUTABLE")
+    if given:
+        check_stockfish(given, "trout: $STOCKFISH_EXECUTABLE")
         return
     from rbc_bot.engine import find_stockfish
 

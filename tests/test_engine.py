@@ -482,8 +482,9 @@ def test_check_engine_command(tmp_path: Path) -> None:
     assert "engine:  Stockfish" in found.stdout
     assert found.stdout.count("search:  ") == 2 and "best " in found.stdout
     missing = _check_engine("--stockfish", str(tmp_path / "no-stockfish"))
-    assert missing.returncode == 1
-    assert "no-stockfish" in missing.stdout and "install.sh" in missing.stdout
+    assert missing.returncode == 2, "a Stockfish that is not there is a usage error"
+    (line,) = missing.stderr.strip().splitlines()
+    assert line.startswith("rbc-bot: error: ") and "no-stockfish" in line and "install.sh" in line
 
 
 def _install_sh(env: dict[str, str]) -> subprocess.CompletedProcess[str]:

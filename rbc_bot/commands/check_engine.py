@@ -12,6 +12,7 @@ import time
 
 import chess
 
+from rbc_bot.commands.common import RUNTIME, error
 from rbc_bot.engine import EngineError, EnginePool, StockfishNotFoundError, find_stockfish
 
 logger = logging.getLogger(__name__)
@@ -35,13 +36,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.nodes < 1:
-        print(f"error: --nodes must be >= 1, got {args.nodes}")
-        return 2
+        return error(f"--nodes must be >= 1, got {args.nodes}")
     try:
         path = find_stockfish(args.stockfish)
     except StockfishNotFoundError as exc:
-        print(f"error: {exc}")
-        return 1
+        return error(exc)
     print(f"binary:  {path}")
     try:
         with EnginePool(path, workers=1, deterministic=True, timeout=60.0) as pool:
@@ -52,8 +51,7 @@ def run(args: argparse.Namespace) -> int:
                 moves = pool.top_moves([board], 1, nodes=args.nodes)[0]
                 seconds = time.perf_counter() - started
                 if not moves:
-                    print(f"error: no best move for the {label} ({fen})")
-                    return 1
+                    return error(f"no best move for the {label} ({fen})", RUNTIME)
                 move, score = moves[0]
                 print(
                     f"search:  {label}: best {board.san(move)} ({move.uci()}), "
@@ -61,9 +59,7 @@ def run(args: argparse.Namespace) -> int:
                     f"{args.nodes} nodes in {seconds:.2f} s"
                 )
             if pool.stats.restarts:
-                print(f"error: the engine died {pool.stats.restarts} time(s) during the test")
-                return 1
+                return error(f"the engine died {pool.stats.restarts} time(s) during the test", RUNTIME)
     except EngineError as exc:
-        print(f"error: {exc}")
-        return 1
+        return error(exc, RUNTIME)
     return 0

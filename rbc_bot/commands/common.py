@@ -1,13 +1,36 @@
-"""Flags shared by the commands that play local games (play, match, tournament)."""
+"""What the commands share: the clock flags of local games, and one way to report an error."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+
+USAGE = 2
+"""Exit status of a command given something it cannot use (a bad flag, bot, file or engine)."""
+RUNTIME = 1
+"""Exit status of a command that started and then failed."""
+ERROR_PREFIX = "rbc-bot: error: "
 
 
-def add_clock_arguments(parser: argparse.ArgumentParser, seed_help: str) -> None:
-    """--seconds, --increment and --seed, spelled and defaulted the same everywhere."""
-    parser.add_argument("--seconds", type=float, default=900.0, help="clock per player, seconds")
+def error(message: object, status: int = USAGE) -> int:
+    """Print one line on stderr with the common prefix and return ``status`` for ``run`` to return."""
+    text = " ".join(str(message).split())
+    print(f"{ERROR_PREFIX}{text}", file=sys.stderr)
+    return status
+
+
+def check_clock(seconds: float, increment: float) -> None:
+    """A clock a game can be played on: raise ValueError naming the flag otherwise."""
+    if not seconds > 0:
+        raise ValueError(f"--seconds must be > 0: {seconds:g}")
+    if not increment >= 0:
+        raise ValueError(f"--increment must be >= 0: {increment:g}")
+
+
+def add_clock_arguments(parser: argparse.ArgumentParser, seed_help: str, seconds: float = 900.0) -> None:
+    """--seconds, --increment and --seed, spelled the same everywhere (commands that play many games
+    default to a shorter clock, so that a bare command does not run for days)."""
+    parser.add_argument("--seconds", type=float, default=seconds, help="clock per player, seconds")
     parser.add_argument("--increment", type=float, default=5.0, help="seconds added after each turn")
     parser.add_argument("--seed", type=int, default=0, help=seed_help)
 

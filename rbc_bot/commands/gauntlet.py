@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -11,6 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.markdown import Markdown
 
+from rbc_bot.commands.common import error
 from rbc_bot.commands.match import CLOCK_NOTE, stop_on_sigterm, totals_line
 from rbc_bot.gauntlet import STRANGEFISH, Opponent, default_opponents, markdown_table, run_gauntlet
 from rbc_bot.match import match_totals, write_json
@@ -83,8 +83,7 @@ def run(args: argparse.Namespace) -> int:
         with stop_on_sigterm():
             rows = run_gauntlet(ours, opponents, out_dir, jobs=args.jobs, on_record=on_record)
     except (ValueError, BotSpecError) as exc:
-        print(f"rbc-bot: error: {exc}", file=sys.stderr)
-        return 2
+        return error(exc)
     except KeyboardInterrupt:
         console.print(f"stopped; finished games are kept. Run the same command again to resume ({out_dir}).")
         return 130

@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import logging
 import signal
-import sys
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -17,7 +16,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument
+from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument, error
 from rbc_bot.match import MatchSettings, SprtSettings, load_match, run_match
 from rbc_bot.players import BotSpec, BotSpecError
 
@@ -49,12 +48,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "b", nargs="?", metavar="B", default=argparse.SUPPRESS, help="bot B (same choices as A)"
     )
     parser.add_argument(
-        "--games", type=int, default=argparse.SUPPRESS, help="games to play, an even number (default: 100)"
+        "--games", type=int, default=argparse.SUPPRESS, help="games to play, an even number (default: 20)"
     )
     parser.add_argument(
         "--jobs", type=int, default=argparse.SUPPRESS, help="games played at once (default: 1)"
     )
-    add_clock_arguments(parser, "pair k uses seed SEED+k (random and numpy, per bot)")
+    add_clock_arguments(parser, "pair k uses seed SEED+k (random and numpy, per bot)", seconds=120.0)
     parser.add_argument(
         "--out", type=Path, default=argparse.SUPPRESS, help="output directory (default: replays/match-<time>)"
     )
@@ -111,7 +110,7 @@ def settings_from_args(args: argparse.Namespace) -> tuple[MatchSettings, Path, b
     settings = MatchSettings(
         a=BotSpec(a, tuple(args.a_set), args.a_config),
         b=BotSpec(b, tuple(args.b_set), args.b_config),
-        games=100 if games is None else games,
+        games=20 if games is None else games,
         seconds=args.seconds,
         increment=args.increment,
         seed=args.seed,
@@ -190,8 +189,7 @@ def run(args: argparse.Namespace) -> int:
         settings, out_dir, resume = settings_from_args(args)
         settings.validate()
     except (ValueError, BotSpecError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error(exc)
     console.print(f"match -> {out_dir}  ({CLOCK_NOTE})")
     progress = Progress(
         TextColumn("[bold]games"),
@@ -223,8 +221,7 @@ def run(args: argparse.Namespace) -> int:
 
             summary = run_match(settings, out_dir, resume=resume, on_record=on_record)
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error(exc)
     except KeyboardInterrupt:
         console.print(
             f"stopped; finished games are kept. Go on with: python run_bot.py match --resume {out_dir}"

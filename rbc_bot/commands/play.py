@@ -11,6 +11,7 @@ from typing import Any
 
 from rich.console import Console
 
+from rbc_bot.commands.common import add_clock_arguments, check_clock, error
 from rbc_bot.game import play_game
 from rbc_bot.players import BotSpec, BotSpecError
 
@@ -29,11 +30,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "--opponent", default="trout", help="trout, attacker, random, rbc_bot, a module name or a .py file"
     )
     parser.add_argument("--color", choices=["white", "black", "random"], default="random", help="our colour")
-    parser.add_argument("--seconds", type=float, default=900.0, help="clock per player, seconds")
-    parser.add_argument("--increment", type=float, default=5.0, help="seconds added after each turn")
-    parser.add_argument(
-        "--seed", type=int, default=0, help="seeds both bots' random and numpy, and our sampling"
-    )
+    add_clock_arguments(parser, "seeds both bots' random and numpy, and our sampling")
     parser.add_argument(
         "--out", type=Path, default=Path("replays"), help="folder for the replay and turn log"
     )
@@ -63,11 +60,11 @@ def run(args: argparse.Namespace) -> int:
     ours = BotSpec("rbc_bot", tuple(overrides), args.config)
     opponent = BotSpec(args.opponent)
     try:
+        check_clock(args.seconds, args.increment)
         ours.validate()
         opponent.validate()
-    except BotSpecError as exc:
-        console.print(f"[red]error:[/red] {exc}")
-        return 2
+    except (ValueError, BotSpecError) as exc:
+        return error(exc)
     color = args.color if args.color != "random" else random.Random(args.seed).choice(["white", "black"])
     white, black = (ours, opponent) if color == "white" else (opponent, ours)
     console.print(

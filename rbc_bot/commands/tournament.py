@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument
+from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument, error
 from rbc_bot.commands.match import CLOCK_NOTE, stop_on_sigterm
 from rbc_bot.match import run_tournament
 from rbc_bot.players import BotSpec, BotSpecError
@@ -29,7 +28,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--games-per-pair", type=int, default=10, help="games each pair of bots plays")
     parser.add_argument("--jobs", type=int, default=1, help="games played at once")
-    add_clock_arguments(parser, "game pair k uses seed SEED+k")
+    add_clock_arguments(parser, "game pair k uses seed SEED+k", seconds=120.0)
     add_watchdog_argument(parser)
     parser.add_argument(
         "--out",
@@ -93,8 +92,7 @@ def run(args: argparse.Namespace) -> int:
                 on_record=on_record,
             )
     except (ValueError, BotSpecError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return error(exc)
     except KeyboardInterrupt:
         console.print(f"stopped; finished games are in {out_dir}/results.jsonl and summary.json")
         return 130
