@@ -1,141 +1,33 @@
-"""Matches and tournaments: many local games (``rbc_bot.game.play_game``) J at a time, results appended
-as games end, Elo with a confidence interval, a pentanomial SPRT, and resuming a stopped run.
+"""Matches: A against B in colour-swapped pairs sharing a seed; Elo with a confidence interval, a
+pentanomial SPRT, and resuming a stopped match (games through ``rbc_bot.runner``).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
-import threading
-import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from rbc_bot import stats
-from rbc_bot.game import (
-    HANG,
-    GameAborted,
-    play_game,
-    short_name,
-)
+from rbc_bot.game import HANG
 from rbc_bot.players import BotSpec, BotSpecError
+from rbc_bot.runner import (
+    RESULTS_FILE,
+    GameJob,
+    RecordBook,
+    game_points,
+    load_records,
+    prepare_out_dir,
+    run_games,
+    write_json,
+)
 
 log = logging.getLogger(__name__)
 
-# --------------------------------------------------------------------------------------------------
-# Many games: a job list run J at a time, each finished game appended to a JSONL file at once.
-
-
-@dataclass(frozen=True)
-class GameJob:
-    """One scheduled game; ``meta`` (pair, colours of A, bot indices...) is copied into its record."""
-
-    index: int
-    white: BotSpec
-    black: BotSpec
-    seed: int
-    meta: dict[str, Any] = field(default_factory=dict)
-
-
-def load_records(path: Path) -> list[dict[str, Any]]:
-    """Finished games from a JSONL file; a line cut short by a kill is skipped with a warning."""
-    records: dict[int, dict[str, Any]] = {}
-    if not path.exists():
-        return []
-    for number, line in enumerate(path.read_text().splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            index = int(record["index"])
-        except (ValueError, KeyError, TypeError):
-            log.warning("%s:%d: unreadable record skipped (the game will be played again)", path, number)
-            continue
-        records.setdefault(index, record)
-    return [records[i] for i in sorted(records)]
-
-
-def run_games(
-    jobs: list[GameJob],
-    *,
-    out_dir: Path,
-    results_path: Path,
-    seconds: float,
-    increment: float,
-    parallel: int = 1,
-    isolate: bool = True,
-    watchdog_margin: float = 120.0,
-    on_record: Callable[[dict[str, Any]], bool] | None = None,
-    on_start: Callable[[GameJob], None] | None = None,
-) -> list[dict[str, Any]]:
-    """Play ``jobs``, ``parallel`` at a time, appending each finished game's record to ``results_path``.
-
-    Threads drive the games (the bots themselves run in child processes with ``isolate``). The record
-    is ``asdict(GameResult)`` plus ``index``, ``wall_seconds`` and the job's ``meta``. ``on_record`` is
-    called in the calling thread after each game; returning True stops the run: queued games are
-    dropped and games in progress aborted (not recorded). Ctrl-C does the same, then re-raises.
-    """
-    stop = threading.Event()
-    lock = threading.Lock()
-    new_records: list[dict[str, Any]] = []
-    results_path.parent.mkdir(parents=True, exist_ok=True)
-
-    def run_one(job: GameJob) -> dict[str, Any] | None:
-        if stop.is_set():
-            return None
-        if on_start is not None:
-            on_start(job)
-        started = time.monotonic()
-        try:
-            result = play_game(
-                job.white,
-                job.black,
-                seconds=seconds,
-                increment=increment,
-                seed=job.seed,
-                out_dir=out_dir,
-                isolate=isolate,
-                watchdog_margin=watchdog_margin,
-                stop=stop,
-            )
-        except GameAborted:
-            return None
-        record = {"index": job.index, **job.meta, **asdict(result)}
-        record["wall_seconds"] = round(time.monotonic() - started, 3)
-        with lock, results_path.open("a") as fp:  # one line per game, written as soon as it ends
-            fp.write(json.dumps(record) + "\n")
-            fp.flush()
-        return record
-
-    executor = ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="game")
-    try:
-        futures = [executor.submit(run_one, job) for job in jobs]
-        for future in as_completed(futures):
-            record = future.result()
-            if record is None:
-                continue
-            new_records.append(record)
-            if on_record is not None and on_record(record):
-                stop.set()
-                break
-    except BaseException:
-        stop.set()
-        raise
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
-    return new_records
-
-
-def game_points(record: dict[str, Any], color: str) -> float:
-    """Points the side playing ``color`` scored in the game: 1, 0.5 or 0."""
-    if record["winner"] is None:
-        return 0.5
-    return 1.0 if record["winner"] == color else 0.0
-
+MATCH_FILE = "match.json"
 
 # --------------------------------------------------------------------------------------------------
 # Matches: A against B in colour-swapped pairs sharing a seed.
@@ -282,18 +174,6 @@ def match_totals(records: list[dict[str, Any]], sprt_settings: SprtSettings | No
     return totals
 
 
-MATCH_FILE = "match.json"
-RESULTS_FILE = "results.jsonl"
-SUMMARY_FILE = "summary.json"
-
-
-def write_json(path: Path, data: Any) -> None:
-    """Write via a temporary file and rename, so a kill never leaves half a summary."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n")
-    os.replace(tmp, path)
-
-
 def match_summary(settings: MatchSettings, records: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "match": settings.to_json(),
@@ -318,34 +198,22 @@ def run_match(
     totals, rewritten after every game. With ``resume`` the finished games are kept and only the
     missing ones are played. With SPRT the match stops once the LLR crosses a bound.
     """
-    out_dir = out_dir.resolve()  # records hold absolute replay paths: a resume may run from elsewhere
-    out_dir.mkdir(parents=True, exist_ok=True)
-    results_path = out_dir / RESULTS_FILE
-    if not resume and results_path.exists() and results_path.stat().st_size:
-        raise ValueError(
-            f"{out_dir} already holds a match ({RESULTS_FILE}); use --resume {out_dir} or another --out"
-        )
+    out_dir = prepare_out_dir(out_dir, resume, f"use --resume {out_dir} or another --out")
     write_json(out_dir / MATCH_FILE, settings.to_json())
-    records = [r for r in load_records(results_path) if r["index"] < settings.games]
-    done = {r["index"] for r in records}
-
-    def decided() -> bool:
-        totals = match_totals(records, settings.sprt)
-        return settings.sprt is not None and totals["sprt"]["decision"] is not None
-
-    def record_done(record: dict[str, Any]) -> bool:
-        records.append(record)
-        records.sort(key=lambda r: r["index"])
-        write_json(out_dir / SUMMARY_FILE, match_summary(settings, records))
-        if on_record is not None:
-            on_record(record, records)
-        return decided()
-
+    results_path = out_dir / RESULTS_FILE
+    book = RecordBook(
+        out_dir,
+        lambda records: match_summary(settings, records),
+        [r for r in load_records(results_path) if r["index"] < settings.games],
+        on_record,
+        stop=lambda records: decided(settings, records),
+    )
+    done = {r["index"] for r in book.records}
     todo = [job for job in match_jobs(settings) if job.index not in done]
     if done:
         log.info("resuming %s: %d games done, %d to play", out_dir, len(done), len(todo))
     try:
-        if todo and not decided():
+        if todo and not book.stopped():
             run_games(
                 todo,
                 out_dir=out_dir,
@@ -355,12 +223,16 @@ def run_match(
                 parallel=settings.jobs,
                 isolate=isolate,
                 watchdog_margin=settings.watchdog_margin,
-                on_record=record_done,
+                on_record=book.add,
             )
     finally:
-        summary = match_summary(settings, records)
-        write_json(out_dir / SUMMARY_FILE, summary)
+        summary = book.write()
     return summary
+
+
+def decided(settings: MatchSettings, records: list[dict[str, Any]]) -> bool:
+    """Whether the match's SPRT (if any) has crossed a bound."""
+    return settings.sprt is not None and match_totals(records, settings.sprt)["sprt"]["decision"] is not None
 
 
 def load_match(out_dir: Path) -> tuple[MatchSettings, list[dict[str, Any]]]:
@@ -375,152 +247,3 @@ def load_match(out_dir: Path) -> tuple[MatchSettings, list[dict[str, Any]]]:
             f"--resume {out_dir}: {path} is not a match file ({type(exc).__name__}: {exc})"
         ) from exc
     return settings, load_records(out_dir / RESULTS_FILE)
-
-
-# --------------------------------------------------------------------------------------------------
-# Tournaments: every pair of bots plays a small match.
-
-
-def tournament_jobs(bots: list[BotSpec], games_per_pair: int, seed: int) -> list[GameJob]:
-    """For each pair i < j: ``games_per_pair`` games in colour-swapped pairs, seed ``seed + pair number``."""
-    jobs: list[GameJob] = []
-    pair_number = 0
-    for i in range(len(bots)):
-        for j in range(i + 1, len(bots)):
-            for game in range(games_per_pair):
-                number = pair_number + game // 2
-                i_white = game % 2 == 0
-                white, black = (i, j) if i_white else (j, i)
-                meta = {"white_bot": white, "black_bot": black, "pair": number}
-                jobs.append(GameJob(len(jobs), bots[white], bots[black], seed + number, meta))
-            pair_number += (games_per_pair + 1) // 2
-    return jobs
-
-
-def tournament_table(names: list[str], records: list[dict[str, Any]]) -> dict[str, Any]:
-    """Crosstable (points and games for each bot against each other bot) and Elo against the field.
-
-    Each bot's Elo is the logistic Elo of its score over all its games against the rest of the field,
-    with a trinomial 95 % CI: simple and honest about its uncertainty, but relative to *this* field
-    (a weak field inflates everybody's number), not a joint Bradley-Terry fit.
-    """
-    n = len(names)
-    points = [[0.0] * n for _ in range(n)]
-    games = [[0] * n for _ in range(n)]
-    per_bot: list[list[float]] = [[] for _ in range(n)]
-    crashes = [0] * n
-    timeouts = [0] * n
-    for r in records:
-        w, b = r["white_bot"], r["black_bot"]
-        pw, pb = game_points(r, "white"), game_points(r, "black")
-        points[w][b] += pw
-        points[b][w] += pb
-        games[w][b] += 1
-        games[b][w] += 1
-        per_bot[w].append(pw)
-        per_bot[b].append(pb)
-        for color, bot in (("white", w), ("black", b)):
-            crashes[bot] += r["crashed"] == color
-            timeouts[bot] += r["timed_out"] == color
-    bots = []
-    for k, name in enumerate(names):
-        entry: dict[str, Any] = {
-            "name": name,
-            "games": len(per_bot[k]),
-            "points": sum(per_bot[k]),
-            "score": sum(per_bot[k]) / len(per_bot[k]) if per_bot[k] else None,
-            "wld": _wins_losses_draws(per_bot[k]),
-            "crashes": crashes[k],
-            "timeouts": timeouts[k],
-            "elo": None,
-            "elo_ci95": None,
-        }
-        if per_bot[k]:
-            estimate = stats.elo_estimate(stats.trinomial(per_bot[k]))
-            entry.update(
-                elo=estimate.elo,
-                elo_ci95=estimate.elo_ci95,
-                elo_lower=estimate.lower,
-                elo_upper=estimate.upper,
-            )
-        bots.append(entry)
-    return {
-        "elo_method": "logistic Elo of each bot's score against the whole field, trinomial 95% CI",
-        "bots": bots,
-        "crosstable": {"points": points, "games": games},
-    }
-
-
-def _wins_losses_draws(points: list[float]) -> list[int]:
-    losses, draws, wins = stats.trinomial(points)
-    return [wins, losses, draws]
-
-
-def run_tournament(
-    bots: list[BotSpec],
-    out_dir: Path,
-    *,
-    games_per_pair: int,
-    seconds: float,
-    increment: float,
-    seed: int = 0,
-    jobs: int = 1,
-    isolate: bool = True,
-    watchdog_margin: float = 120.0,
-    on_record: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None,
-) -> dict[str, Any]:
-    """Round robin: every pair plays ``games_per_pair`` games; ``out_dir/summary.json`` gets the table."""
-    if len(bots) < 2:
-        raise ValueError("a tournament needs at least two bots")
-    if games_per_pair < 1:
-        raise ValueError(f"--games-per-pair must be at least 1: {games_per_pair}")
-    if seconds <= 0 or increment < 0 or jobs < 1:
-        raise ValueError(f"need --seconds > 0, --increment >= 0, --jobs >= 1: {seconds}, {increment}, {jobs}")
-    for bot in bots:
-        validate_spec(bot)
-    names = [short_name(bot) for bot in bots]
-    if len(set(names)) != len(names):
-        names = [f"{name}#{k + 1}" for k, name in enumerate(names)]
-    out_dir = out_dir.resolve()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    results_path = out_dir / RESULTS_FILE
-    if results_path.exists() and results_path.stat().st_size:
-        raise ValueError(f"{out_dir} already holds results ({RESULTS_FILE}); choose another --out")
-    records: list[dict[str, Any]] = []
-    settings = {
-        "bots": [asdict(bot) for bot in bots],
-        "names": names,
-        "games_per_pair": games_per_pair,
-        "seconds": seconds,
-        "increment": increment,
-        "seed": seed,
-        "jobs": jobs,
-    }
-
-    def summary() -> dict[str, Any]:
-        return {"tournament": settings, **tournament_table(names, records), "games": records}
-
-    def record_done(record: dict[str, Any]) -> bool:
-        records.append(record)
-        records.sort(key=lambda r: r["index"])
-        write_json(out_dir / SUMMARY_FILE, summary())
-        if on_record is not None:
-            on_record(record, records)
-        return False
-
-    try:
-        run_games(
-            tournament_jobs(bots, games_per_pair, seed),
-            out_dir=out_dir,
-            results_path=results_path,
-            seconds=seconds,
-            increment=increment,
-            parallel=jobs,
-            isolate=isolate,
-            watchdog_margin=watchdog_margin,
-            on_record=record_done,
-        )
-    finally:
-        result = summary()
-        write_json(out_dir / SUMMARY_FILE, result)
-    return result

@@ -12,8 +12,8 @@ import pytest
 from rbc_bot.cli import main
 from rbc_bot.game import play_game
 from rbc_bot.gauntlet import STRANGEFISH, Opponent, markdown_table, run_gauntlet
-from rbc_bot.match import load_records
 from rbc_bot.players import BotSpec
+from rbc_bot.runner import load_records
 
 needs_strangefish = pytest.mark.skipif(
     not STRANGEFISH.is_file(), reason=f"the sparring partner is not at {STRANGEFISH}"

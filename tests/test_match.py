@@ -17,8 +17,9 @@ from reconchess import GameHistory
 
 from rbc_bot.cli import main
 from rbc_bot.game import GameResult, play_game
-from rbc_bot.match import MatchSettings, load_match, load_records, run_match
+from rbc_bot.match import MatchSettings, load_match, run_match
 from rbc_bot.players import BotSpec
+from rbc_bot.runner import load_records
 from rbc_bot.stats import llr_normalised
 
 ROOT = Path(__file__).parent.parent

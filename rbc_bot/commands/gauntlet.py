@@ -13,8 +13,9 @@ from rich.markdown import Markdown
 from rbc_bot.commands.common import error
 from rbc_bot.commands.match import CLOCK_NOTE, stop_on_sigterm, totals_line
 from rbc_bot.gauntlet import STRANGEFISH, Opponent, default_opponents, markdown_table, run_gauntlet
-from rbc_bot.match import match_totals, write_json
+from rbc_bot.match import match_totals
 from rbc_bot.players import BotSpec, BotSpecError
+from rbc_bot.runner import write_json
 
 TABLE_FILE = "gauntlet.md"
 ROWS_FILE = "gauntlet.json"

@@ -17,8 +17,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument, error
-from rbc_bot.match import MatchSettings, SprtSettings, load_match, run_match
+from rbc_bot.match import MatchSettings, SprtSettings, load_match, match_totals, run_match
 from rbc_bot.players import BotSpec, BotSpecError
+from rbc_bot.runner import RESULTS_FILE, load_records
 
 log = logging.getLogger(__name__)
 
@@ -201,14 +202,10 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         with stop_on_sigterm(), progress:
-            from rbc_bot.match import RESULTS_FILE, load_records
-
             already = len(load_records(out_dir / RESULTS_FILE)) if resume else 0
             task = progress.add_task("", total=settings.games, completed=already)
 
             def on_record(record: dict[str, Any], records: list[dict[str, Any]]) -> None:
-                from rbc_bot.match import match_totals
-
                 totals = match_totals(records, settings.sprt)
                 progress.update(task, completed=len(records), description=totals_line(totals))
                 log.info(

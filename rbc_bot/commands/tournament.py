@@ -13,8 +13,8 @@ from rich.table import Table
 
 from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument, error
 from rbc_bot.commands.match import CLOCK_NOTE, stop_on_sigterm
-from rbc_bot.match import run_tournament
 from rbc_bot.players import BotSpec, BotSpecError
+from rbc_bot.tournament import run_tournament
 
 
 def configure(parser: argparse.ArgumentParser) -> None:

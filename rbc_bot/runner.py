@@ -1,0 +1,184 @@
+"""Many local games (``rbc_bot.game.play_game``) J at a time, each finished game appended at once.
+
+The one runner behind matches, tournaments and the gauntlet: a job list in, one JSON record per
+finished game out (``results.jsonl``, appended as each game ends so a kill loses only the games in
+progress), and a ``summary.json`` rewritten after every game by whoever knows how to total them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rbc_bot.game import GameAborted, play_game
+from rbc_bot.players import BotSpec
+
+log = logging.getLogger(__name__)
+
+RESULTS_FILE = "results.jsonl"
+SUMMARY_FILE = "summary.json"
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write via a temporary file and rename, so a kill never leaves half a summary."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+@dataclass(frozen=True)
+class GameJob:
+    """One scheduled game; ``meta`` (pair, colours of A, bot indices...) is copied into its record."""
+
+    index: int
+    white: BotSpec
+    black: BotSpec
+    seed: int
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def load_records(path: Path) -> list[dict[str, Any]]:
+    """Finished games from a JSONL file; a line cut short by a kill is skipped with a warning."""
+    records: dict[int, dict[str, Any]] = {}
+    if not path.exists():
+        return []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+            index = int(record["index"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("%s:%d: unreadable record skipped (the game will be played again)", path, number)
+            continue
+        records.setdefault(index, record)
+    return [records[i] for i in sorted(records)]
+
+
+def run_games(
+    jobs: list[GameJob],
+    *,
+    out_dir: Path,
+    results_path: Path,
+    seconds: float,
+    increment: float,
+    parallel: int = 1,
+    isolate: bool = True,
+    watchdog_margin: float = 120.0,
+    on_record: Callable[[dict[str, Any]], bool] | None = None,
+) -> list[dict[str, Any]]:
+    """Play ``jobs``, ``parallel`` at a time, appending each finished game's record to ``results_path``.
+
+    Threads drive the games (the bots themselves run in child processes with ``isolate``). The record
+    is ``asdict(GameResult)`` plus ``index``, ``wall_seconds`` and the job's ``meta``. ``on_record`` is
+    called in the calling thread after each game; returning True stops the run: queued games are
+    dropped and games in progress aborted (not recorded). Ctrl-C does the same, then re-raises.
+    """
+    stop = threading.Event()
+    lock = threading.Lock()
+    new_records: list[dict[str, Any]] = []
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+
+    def run_one(job: GameJob) -> dict[str, Any] | None:
+        if stop.is_set():
+            return None
+        started = time.monotonic()
+        try:
+            result = play_game(
+                job.white,
+                job.black,
+                seconds=seconds,
+                increment=increment,
+                seed=job.seed,
+                out_dir=out_dir,
+                isolate=isolate,
+                watchdog_margin=watchdog_margin,
+                stop=stop,
+            )
+        except GameAborted:
+            return None
+        record = {"index": job.index, **job.meta, **asdict(result)}
+        record["wall_seconds"] = round(time.monotonic() - started, 3)
+        with lock, results_path.open("a") as fp:  # one line per game, written as soon as it ends
+            fp.write(json.dumps(record) + "\n")
+            fp.flush()
+        return record
+
+    executor = ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="game")
+    try:
+        futures = [executor.submit(run_one, job) for job in jobs]
+        for future in as_completed(futures):
+            record = future.result()
+            if record is None:
+                continue
+            new_records.append(record)
+            if on_record is not None and on_record(record):
+                stop.set()
+                break
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+    return new_records
+
+
+def game_points(record: dict[str, Any], color: str) -> float:
+    """Points the side playing ``color`` scored in the game: 1, 0.5 or 0."""
+    if record["winner"] is None:
+        return 0.5
+    return 1.0 if record["winner"] == color else 0.0
+
+
+class RecordBook:
+    """The finished games of one run, in job order: each new record rewrites ``summary.json`` (via
+    ``summarise``) and is passed to ``on_record``; ``add`` returns what ``stop`` says of the records."""
+
+    def __init__(
+        self,
+        out_dir: Path,
+        summarise: Callable[[list[dict[str, Any]]], dict[str, Any]],
+        records: list[dict[str, Any]] | None = None,
+        on_record: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None,
+        stop: Callable[[list[dict[str, Any]]], bool] | None = None,
+    ) -> None:
+        self.out_dir = out_dir
+        self.summarise = summarise
+        self.records = list(records or [])
+        self.on_record = on_record
+        self.stop = stop
+
+    def add(self, record: dict[str, Any]) -> bool:
+        self.records.append(record)
+        self.records.sort(key=lambda r: r["index"])
+        self.write()
+        if self.on_record is not None:
+            self.on_record(record, self.records)
+        return self.stopped()
+
+    def stopped(self) -> bool:
+        return self.stop is not None and self.stop(self.records)
+
+    def write(self) -> dict[str, Any]:
+        summary = self.summarise(self.records)
+        write_json(self.out_dir / SUMMARY_FILE, summary)
+        return summary
+
+
+def prepare_out_dir(out_dir: Path, resume: bool, hint: str) -> Path:
+    """The absolute run folder (records hold absolute replay paths: a resume may run from elsewhere),
+    created; one that holds results already is an error unless resuming."""
+    out_dir = out_dir.resolve()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    results_path = out_dir / RESULTS_FILE
+    if not resume and results_path.exists() and results_path.stat().st_size:
+        raise ValueError(f"{out_dir} already holds results ({RESULTS_FILE}); {hint}")
+    return out_dir
