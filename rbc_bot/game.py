@@ -1,46 +1,45 @@
-"""Local games between two bots, with each bot in its own process and the clock charged as on the server.
+"""One local game between two bots, each in its seat, with the clock charged as on the server.
 
-``play_game`` is the one game runner every local command uses (``play``, ``match``, ``tournament``).
-It follows ``reconchess.play.play_local_game`` but ends the turn *before* ``handle_move_result``
-(``end_turn_last=False``, as ``play_remote_game`` does) and holds the opponent's clock while it runs,
-so only the side to move is charged and ``handle_move_result`` is on nobody's clock, as on the server.
-
-With ``isolate=True`` each bot lives in a child process and a proxy ``Player`` in the game process
-forwards every call over a Pipe: one bot's global state (``random``, module caches, monkeypatches)
-cannot touch the other's, a bot that raises loses only that game, and a hung bot is killed by a
-watchdog once both clocks plus a margin have run out.
+``play_game`` is the one game runner every local command uses (``play``, ``match``, ``tournament``,
+``gauntlet``). It follows ``reconchess.play.play_local_game`` but ends the turn *before*
+``handle_move_result`` (``end_turn_last=False``, as ``play_remote_game`` does) and holds the
+opponent's clock while it runs, so only the side to move is charged and ``handle_move_result`` is on
+nobody's clock, as on the server. Seats (``rbc_bot.seats``) keep each bot in its own process.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import multiprocessing
-import os
-import random
 import re
-import signal
 import threading
 import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from multiprocessing.connection import Connection
-from multiprocessing.context import BaseContext
 from pathlib import Path
 from typing import Any
 
 import chess
-from reconchess import GameHistory, LocalGame, Player, WinReason
+from reconchess import GameHistory, LocalGame, WinReason
 
+from rbc_bot.notation import square_name, uci
 from rbc_bot.players import BotSpec
+from rbc_bot.reconchess_internals import resignee, set_resignee
+from rbc_bot.seats import (
+    COLOR_NAMES,
+    CRASH,
+    HANG,
+    BotFailure,
+    GameAborted,
+    ProxyPlayer,
+    Seat,
+    open_seats,
+)
+
+__all__ = ["COLOR_NAMES", "CRASH", "HANG", "GameAborted", "GameResult", "play_game"]
 
 log = logging.getLogger(__name__)
-
-COLOR_NAMES = {chess.WHITE: "white", chess.BLACK: "black"}
-CRASH = "CRASH"
-HANG = "HANG"
 
 
 @dataclass
@@ -65,231 +64,6 @@ class GameResult:
     seed: int = 0
     seconds: float = 900.0
     increment: float = 5.0
-
-
-class BotFailure(Exception):
-    """A bot broke the game: it raised, its process died, or it hung past the watchdog."""
-
-    def __init__(self, color: chess.Color, reason: str, detail: str) -> None:
-        super().__init__(
-            f"{COLOR_NAMES[color]} {reason}: {detail.strip().splitlines()[-1] if detail else ''}"
-        )
-        self.color = color
-        self.reason = reason
-        self.detail = detail
-
-
-class GameAborted(Exception):
-    """The caller asked the game to stop (Ctrl-C, SPRT decided): it has no result and is not recorded."""
-
-
-# --------------------------------------------------------------------------------------------------
-# Seats: where a bot runs. The game loop only sees ``call(method, args, timeout)``.
-
-
-class _InProcessSeat:
-    """The bot in the game process: fast, but no isolation and no watchdog."""
-
-    def __init__(self, color: chess.Color, spec: BotSpec, kwargs: dict[str, Any]) -> None:
-        self.color = color
-        try:
-            self.player = spec.create(**kwargs)
-        except Exception as exc:
-            raise BotFailure(color, CRASH, traceback.format_exc()) from exc
-
-    def call(self, method: str, args: tuple[Any, ...], timeout: float | None) -> Any:
-        try:
-            return getattr(self.player, method)(*args)
-        except Exception as exc:
-            raise BotFailure(self.color, CRASH, traceback.format_exc()) from exc
-
-    def close(self) -> None:
-        pass
-
-
-def _seat_main(conn: Connection, spec: BotSpec, kwargs: dict[str, Any], seed: int) -> None:
-    """Child process: build the bot, then answer ``(method, args)`` requests until told to stop."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when a match stops
-    os.setpgrp()  # its own process group: closing the seat kills whatever the bot started too
-    seed_globals(seed)
-    try:
-        player = spec.create(**kwargs)
-    except BaseException:
-        conn.send(("err", traceback.format_exc()))
-        return
-    conn.send(("ok", None))
-    while True:
-        try:
-            message = conn.recv()
-        except EOFError:
-            return
-        if message is None:
-            return
-        method, args = message
-        try:
-            conn.send(("ok", getattr(player, method)(*args)))
-        except BaseException:
-            conn.send(("err", traceback.format_exc()))
-
-
-class _ProcessSeat:
-    """The bot in its own child process, reached over a Pipe."""
-
-    def __init__(
-        self,
-        color: chess.Color,
-        spec: BotSpec,
-        kwargs: dict[str, Any],
-        seed: int,
-        context: BaseContext,
-        start_timeout: float,
-        stop: threading.Event | None = None,
-    ) -> None:
-        self.color = color
-        self.stop = stop
-        self.conn, child_conn = context.Pipe()
-        self.process = context.Process(  # type: ignore[attr-defined]
-            target=_seat_main,
-            args=(child_conn, spec, kwargs, seed),
-            name=f"rbc-{COLOR_NAMES[color]}-{spec.name}",
-            daemon=False,  # bots such as StrangeFish start worker processes of their own
-        )
-        self.process.start()
-        child_conn.close()
-        self.start_timeout = start_timeout
-
-    def ready(self) -> None:
-        """Wait until the bot is built (both seats start at once; this waits for one)."""
-        self._receive(self.start_timeout)
-
-    def _wait(self, timeout: float | None) -> bool:
-        """Wait for an answer in short slices, so a stop request is seen within a quarter second."""
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while True:
-            if self.stop is not None and self.stop.is_set():
-                self.kill()
-                raise GameAborted()
-            remaining = 0.25 if deadline is None else min(0.25, deadline - time.monotonic())
-            try:
-                if self.conn.poll(max(0.0, remaining)):
-                    return True
-            except (EOFError, OSError):
-                return True
-            if deadline is not None and time.monotonic() >= deadline:
-                return False
-
-    def _receive(self, timeout: float | None) -> Any:
-        ready = self._wait(timeout)
-        if not ready:
-            self.kill()
-            raise BotFailure(self.color, HANG, f"no answer within {timeout:.1f} s; bot process killed")
-        try:
-            status, value = self.conn.recv()
-        except (EOFError, OSError) as exc:
-            self.process.join(1)
-            raise BotFailure(
-                self.color, CRASH, f"bot process died (exit code {self.process.exitcode})"
-            ) from exc
-        if status == "err":
-            raise BotFailure(self.color, CRASH, value)
-        return value
-
-    def call(self, method: str, args: tuple[Any, ...], timeout: float | None) -> Any:
-        try:
-            self.conn.send((method, args))
-        except (BrokenPipeError, OSError) as exc:
-            self.process.join(1)
-            raise BotFailure(
-                self.color, CRASH, f"bot process died (exit code {self.process.exitcode})"
-            ) from exc
-        return self._receive(timeout)
-
-    def kill(self) -> None:
-        """Kill the bot and every process it started (its process group), then reap the bot."""
-        if self.process.pid is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
-        if self.process.is_alive():
-            self.process.kill()
-        self.process.join(5)
-
-    def close(self) -> None:
-        """Ask the child to stop, then make sure it has: no process outlives its game."""
-        with contextlib.suppress(BrokenPipeError, OSError):
-            self.conn.send(None)
-        self.process.join(2)
-        if self.process.is_alive():
-            self.process.terminate()
-            self.process.join(2)
-        self.kill()
-        self.conn.close()
-
-
-class _ProxyPlayer(Player):
-    """A reconchess Player whose every method is forwarded to a seat, under a watchdog timeout."""
-
-    def __init__(self, seat: _InProcessSeat | _ProcessSeat, timeout: Callable[[], float | None]) -> None:
-        self.seat = seat
-        self.timeout = timeout
-
-    def _call(self, method: str, *args: Any) -> Any:
-        return self.seat.call(method, args, self.timeout())
-
-    def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
-        self._call("handle_game_start", color, board, opponent_name)
-
-    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: int | None) -> None:
-        self._call("handle_opponent_move_result", captured_my_piece, capture_square)
-
-    def choose_sense(
-        self, sense_actions: list[int], move_actions: list[chess.Move], seconds_left: float
-    ) -> int | None:
-        return self._call("choose_sense", sense_actions, move_actions, seconds_left)
-
-    def handle_sense_result(self, sense_result: list[tuple[int, chess.Piece | None]]) -> None:
-        self._call("handle_sense_result", sense_result)
-
-    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> chess.Move | None:
-        return self._call("choose_move", move_actions, seconds_left)
-
-    def handle_move_result(
-        self,
-        requested_move: chess.Move | None,
-        taken_move: chess.Move | None,
-        captured_opponent_piece: bool,
-        capture_square: int | None,
-    ) -> None:
-        self._call("handle_move_result", requested_move, taken_move, captured_opponent_piece, capture_square)
-
-    def handle_game_end(
-        self, winner_color: chess.Color | None, win_reason: WinReason | None, game_history: GameHistory
-    ) -> None:
-        self._call("handle_game_end", winner_color, win_reason, game_history)
-
-
-# --------------------------------------------------------------------------------------------------
-
-
-def seed_globals(seed: int) -> None:
-    """Seed the global generators bots use (reconchess bots call ``random`` directly)."""
-    random.seed(seed)
-    try:
-        import numpy
-
-        numpy.random.seed(seed % 2**32)
-    except ImportError:  # pragma: no cover - numpy is a dependency, but bots must not need it
-        pass
-
-
-def mp_context() -> BaseContext:
-    """Forkserver (children fork from a clean, preloaded server: fast and thread-safe), else spawn."""
-    try:
-        context = multiprocessing.get_context("forkserver")
-        # Everything a bot process imports anyway, imported once in the server instead of per game.
-        context.set_forkserver_preload(["numpy", "chess", "reconchess", "rbc_bot.players", "rbc_bot.game"])
-        return context
-    except ValueError:  # pragma: no cover - platforms without forkserver
-        return multiprocessing.get_context("spawn")
 
 
 def short_name(spec: BotSpec) -> str:
@@ -317,12 +91,15 @@ def reserve_replay_path(out_dir: Path, stem: str) -> Path:
     raise RuntimeError(f"cannot find a free replay name for {base} in {out_dir}")
 
 
-def _square_name(square: int | None) -> str | None:
-    return None if square is None else chess.square_name(square)
-
-
-def _uci(move: chess.Move | None) -> str | None:
-    return None if move is None else move.uci()
+def turn_log_paths(replay_path: Path, white: BotSpec, black: BotSpec) -> dict[str, str]:
+    """Where each of our bots in the game writes its turn log (beside the replay)."""
+    both_ours = white.is_ours and black.is_ours
+    paths = {}
+    for color, spec in ((chess.WHITE, white), (chess.BLACK, black)):
+        if spec.is_ours:
+            suffix = f".{COLOR_NAMES[color]}.turns.jsonl" if both_ours else ".turns.jsonl"
+            paths[COLOR_NAMES[color]] = str(replay_path) + suffix
+    return paths
 
 
 def play_game(
@@ -348,18 +125,10 @@ def play_game(
     Setting ``stop`` aborts the game (checked between turns, and every 0.25 s while an isolated bot
     thinks): its processes are killed, its replay file removed, and ``GameAborted`` is raised.
     """
-    out_dir = Path(out_dir)
-    specs = {chess.WHITE: white, chess.BLACK: black}
     replay_path = reserve_replay_path(
-        out_dir, f"{name or f'{short_name(white)}-{short_name(black)}'}-s{seed}"
+        Path(out_dir), f"{name or f'{short_name(white)}-{short_name(black)}'}-s{seed}"
     )
-    turn_logs: dict[str, str] = {}
-    both_ours = white.is_ours and black.is_ours
-    for color, spec in specs.items():
-        if spec.is_ours:
-            suffix = f".{COLOR_NAMES[color]}.turns.jsonl" if both_ours else ".turns.jsonl"
-            turn_logs[COLOR_NAMES[color]] = str(replay_path) + suffix
-
+    turn_logs = turn_log_paths(replay_path, white, black)
     game = LocalGame(seconds_per_player=seconds, seconds_increment=increment)
     game.store_players(white.name, black.name)
 
@@ -370,61 +139,28 @@ def play_game(
         if game.current_turn_start_time is None:  # before the clocks start
             return 2 * seconds + watchdog_margin
         mover = max(0.0, game.get_seconds_left())
-        other = max(0.0, game.seconds_left_by_color[not game.turn])
-        return mover + other + watchdog_margin
+        return mover + max(0.0, game.seconds_left_by_color[not game.turn]) + watchdog_margin
 
-    seats: dict[chess.Color, _InProcessSeat | _ProcessSeat] = {}
-    players: dict[chess.Color, _ProxyPlayer] = {}
-    failure: BotFailure | None = None
+    specs = {chess.WHITE: white, chess.BLACK: black}
+    kwargs = {
+        c: ({"turn_log_path": turn_logs[COLOR_NAMES[c]]} if s.is_ours else {}) for c, s in specs.items()
+    }
+    seats: dict[chess.Color, Seat] = {}
+    players: dict[chess.Color, ProxyPlayer] = {}
     plies = 0
-    if not isolate:
-        seed_globals(seed)
-    context = mp_context() if isolate else None
     try:
         try:
-            for color, spec in specs.items():
-                kwargs = {"turn_log_path": turn_logs[COLOR_NAMES[color]]} if spec.is_ours else {}
-                if context is None:
-                    seats[color] = _InProcessSeat(color, spec, kwargs)
-                else:
-                    seats[color] = _ProcessSeat(
-                        color, spec, kwargs, seed, context, 60 + watchdog_margin, stop
-                    )
-                players[color] = _ProxyPlayer(seats[color], watchdog_timeout)
-            for seat in seats.values():
-                if isinstance(seat, _ProcessSeat):
-                    seat.ready()
-            players[chess.WHITE].handle_game_start(chess.WHITE, game.board.copy(), black.name)
-            players[chess.BLACK].handle_game_start(chess.BLACK, game.board.copy(), white.name)
-            game.start()
-            while not game.is_over():
-                if stop is not None and stop.is_set():
-                    raise GameAborted()
-                plies += _play_turn(game, players[game.turn], plies, on_turn)
-        except BotFailure as exc:
-            failure = exc
-            log.warning("game %s: %s", replay_path.name, exc)
-            # A failure in handle_move_result after the game was already decided (the bot had just
-            # captured the king, say) leaves the result alone; otherwise the failing side loses, and
-            # the replay records it as having resigned.
-            result_stands = (
-                game.current_turn_start_time is not None and game.is_over() and exc.color != game.turn
-            )
-            if not result_stands:
-                game._resignee = exc.color
-        if game.current_turn_start_time is None:
-            game.start()
-        game.end()
-        history = game.get_game_history()
-        winner_color = game.get_winner_color()
-        win_reason = game.get_win_reason()
-        for color, player in players.items():
-            if failure is not None and failure.color == color:
-                continue
-            try:
-                player.handle_game_end(winner_color, win_reason, history)
-            except BotFailure as exc:  # the result stands; the bot only failed to tidy up
-                log.warning("game %s: %s in handle_game_end (result unchanged)", replay_path.name, exc)
+            players.update(open_seats(
+                specs, kwargs, seats, seed=seed, isolate=isolate, start_timeout=60 + watchdog_margin,
+                timeout=watchdog_timeout, stop=stop,
+            ))  # fmt: skip
+            plies = _play_until_over(game, players, specs, on_turn, stop)
+            failure = None
+        except _Failed as failed:
+            failure, plies = failed.failure, failed.plies
+            log.warning("game %s: %s", replay_path.name, failure)
+            _record_failure(game, failure)
+        history = _end(game, players, failure, replay_path.name)
     except GameAborted:
         replay_path.unlink(missing_ok=True)
         raise
@@ -432,8 +168,72 @@ def play_game(
         for seat in seats.values():
             seat.close()
     history.save(replay_path)
+    return _result(game, white, black, failure, plies, replay_path, turn_logs, seed)
 
-    lost_to = failure if failure is not None and game._resignee == failure.color else None
+
+class _Failed(Exception):
+    """A bot failure, with the plies played before it."""
+
+    def __init__(self, failure: BotFailure, plies: int) -> None:
+        self.failure = failure
+        self.plies = plies
+
+
+def _play_until_over(
+    game: LocalGame,
+    players: dict[chess.Color, ProxyPlayer],
+    specs: dict[chess.Color, BotSpec],
+    on_turn: Callable[[dict[str, Any]], None] | None,
+    stop: threading.Event | None,
+) -> int:
+    """Start the game and play turns until it is over; returns the plies played."""
+    plies = 0
+    try:
+        players[chess.WHITE].handle_game_start(chess.WHITE, game.board.copy(), specs[chess.BLACK].name)
+        players[chess.BLACK].handle_game_start(chess.BLACK, game.board.copy(), specs[chess.WHITE].name)
+        game.start()
+        while not game.is_over():
+            if stop is not None and stop.is_set():
+                raise GameAborted()
+            plies += _play_turn(game, players[game.turn], plies, on_turn)
+    except BotFailure as exc:
+        raise _Failed(exc, plies) from exc
+    return plies
+
+
+def _record_failure(game: LocalGame, failure: BotFailure) -> None:
+    """The failing side loses (the replay records it as having resigned), unless the game was already
+    decided: a failure in ``handle_move_result`` after the bot had just captured the king, say."""
+    started = game.current_turn_start_time is not None
+    result_stands = started and game.is_over() and failure.color != game.turn
+    if not result_stands:
+        set_resignee(game, failure.color)
+
+
+def _end(
+    game: LocalGame, players: dict[chess.Color, ProxyPlayer], failure: BotFailure | None, name: str
+) -> GameHistory:
+    """Stop the clocks, tell every bot that did not fail how the game ended; the history."""
+    if game.current_turn_start_time is None:
+        game.start()
+    game.end()
+    history = game.get_game_history()
+    for color, player in players.items():
+        if failure is not None and failure.color == color:
+            continue
+        try:
+            player.handle_game_end(game.get_winner_color(), game.get_win_reason(), history)
+        except BotFailure as exc:  # the result stands; the bot only failed to tidy up
+            log.warning("game %s: %s in handle_game_end (result unchanged)", name, exc)
+    return history
+
+
+def _result(
+    game: LocalGame, white: BotSpec, black: BotSpec, failure: BotFailure | None, plies: int,
+    replay_path: Path, turn_logs: dict[str, str], seed: int,
+) -> GameResult:  # fmt: skip
+    winner_color, win_reason = game.get_winner_color(), game.get_win_reason()
+    lost_to = failure if failure is not None and resignee(game) == failure.color else None
     reason = lost_to.reason if lost_to is not None else win_reason.name if win_reason is not None else None
     timed_out = None
     if lost_to is not None and lost_to.reason == HANG:
@@ -456,14 +256,14 @@ def play_game(
         replay=str(replay_path),
         turn_logs=turn_logs,
         seed=seed,
-        seconds=seconds,
-        increment=increment,
+        seconds=float(game.seconds_per_player),
+        increment=float(game.seconds_increment),
     )
 
 
 def _play_turn(
     game: LocalGame,
-    player: _ProxyPlayer,
+    player: ProxyPlayer,
     ply: int,
     on_turn: Callable[[dict[str, Any]], None] | None,
 ) -> int:
@@ -498,11 +298,11 @@ def _play_turn(
                 "ply": ply,
                 "color": COLOR_NAMES[color],
                 "seconds_left": game.seconds_left_by_color[color],
-                "sense": _square_name(sense),
-                "requested": _uci(requested),
-                "taken": _uci(taken),
-                "capture_square": _square_name(capture_square),
-                "opponent_capture_square": _square_name(opponent_capture),
+                "sense": square_name(sense),
+                "requested": uci(requested),
+                "taken": uci(taken),
+                "capture_square": square_name(capture_square),
+                "opponent_capture_square": square_name(opponent_capture),
             }
         )
     player.handle_move_result(requested, taken, capture_square is not None, capture_square)
