@@ -237,7 +237,8 @@ def choose_move(
     rng: np.random.Generator,
     progress_bonus: float = 0.0,
 ) -> MoveDecision:
-    """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``."""
+    """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``:
+    a safe king capture at once, else propose candidates, play them out on the scored boards, rank."""
     started = time.perf_counter()
     legal = set(move_actions)
     if not boards:
@@ -253,11 +254,42 @@ def choose_move(
     in_danger = [our_king_attacked(b) for b in boards]  # once per board: the hot path samples thousands
     attacked = [b for b, danger in zip(boards, in_danger, strict=True) if danger]
     others = [b for b, danger in zip(boards, in_danger, strict=True) if not danger]
+    candidates = propose(attacked, others, len(boards), legal, captures, scorer, config, budget_seconds, rng)
+    if len(candidates) == 1:
+        return MoveDecision(candidates[0], "only-move", [], 0, 0)
+
+    remaining = max(0.0, budget_seconds - (time.perf_counter() - started))
+    n_boards = int(remaining / max(scorer.seconds_per_eval, 1e-5) / len(candidates))
+    n_boards = max(config.min_boards, min(config.max_boards, n_boards))
+    scored_boards = prioritised(attacked, others, n_boards, rng)
+    played = play_out(candidates, scored_boards, config, progress_bonus)
+    remaining = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
+    depth = scorer.plan_depth(len(played.children), remaining)
+    raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
+    child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
+    scores = played.scores(child_scores)
+    ranked = rank(candidates, scores, config)
+    return MoveDecision(ranked[0].move, "best-worst", ranked, len(scored_boards), len(played.children), depth)
+
+
+def propose(
+    attacked: Sequence[chess.Board],
+    others: Sequence[chess.Board],
+    n_boards: int,
+    legal: set[chess.Move],
+    captures: Counter[chess.Move],
+    scorer: Scorer,
+    config: MoveConfig,
+    budget_seconds: float,
+    rng: np.random.Generator,
+) -> list[chess.Move | None]:
+    """The candidates: Stockfish's top moves over a sample of boards (attacked boards first, so their
+    escapes are proposed), the king captures too rare to take blindly, the quiet checks (which the
+    engine rarely proposes: it assumes the opponent sees them) and the pass."""
     proposal_boards = prioritised(attacked, others, max(8, config.max_candidates), rng)
     votes: Counter[chess.Move | None] = Counter()
-    top_k = config.top_k if len(boards) > 8 else max(config.top_k, 8)  # few boards: widen the search
-    proposal_budget = budget_seconds * config.proposal_share
-    for board_moves in scorer.top_moves(proposal_boards, top_k, proposal_budget):
+    top_k = config.top_k if n_boards > 8 else max(config.top_k, 8)  # few boards: widen the search
+    for board_moves in scorer.top_moves(proposal_boards, top_k, budget_seconds * config.proposal_share):
         for move, _ in board_moves:
             if move in legal:
                 votes[move] += 1
@@ -266,31 +298,48 @@ def choose_move(
             ):
                 votes[chess.Move(move.from_square, move.to_square, chess.QUEEN)] += 1
     candidates: list[chess.Move | None] = [m for m, _ in votes.most_common(config.max_candidates)]
-    # A king capture possible on too few boards to take blindly still competes on its scores; so do the
-    # quiet checks, which the engine rarely proposes (it assumes the opponent sees them).
     candidates += [m for m, _ in captures.most_common(4) if m not in candidates]
     if config.quiet_check_bonus:
         checks = quiet_checks(proposal_boards, legal)
         candidates += [m for m, _ in checks.most_common(4) if m not in candidates]
     if config.consider_pass or not candidates:
         candidates.append(None)
-    if len(candidates) == 1:
-        return MoveDecision(candidates[0], "only-move", [], 0, 0)
+    return candidates
 
-    remaining = max(0.0, budget_seconds - (time.perf_counter() - started))
-    n_boards = int(remaining / max(scorer.seconds_per_eval, 1e-5) / len(candidates))
-    n_boards = max(config.min_boards, min(config.max_boards, n_boards))
-    scored_boards = prioritised(attacked, others, n_boards, rng)
 
-    # Play every candidate on every board (RBC revision), evaluate each distinct position once.
+@dataclass
+class PlayedOut:
+    """Every candidate played on every scored board: the distinct positions to evaluate, which one
+    each (candidate, board) cell reached, the cells scored without the engine (a captured king), and
+    the centipawns the engine cannot see."""
+
+    children: list[chess.Board]
+    cell: np.ndarray
+    fixed: np.ndarray
+    bonus: np.ndarray
+
+    def scores(self, child_scores: np.ndarray) -> np.ndarray:
+        """Our centipawns for each (candidate, board), from the children's scores (our side)."""
+        engine = child_scores[self.cell] if len(self.children) else 0.0
+        return np.where(np.isnan(self.fixed), engine, self.fixed) + self.bonus
+
+
+def play_out(
+    candidates: Sequence[chess.Move | None],
+    boards: Sequence[chess.Board],
+    config: MoveConfig,
+    progress_bonus: float,
+) -> PlayedOut:
+    """Play each candidate on each board with RBC revision; evaluate each distinct position once.
+
+    Bonuses: progress (a pawn move or capture, near the 100-ply rule), and a quiet check: the opponent
+    is told nothing of it, and unless it senses the checker it loses its king."""
     children: list[chess.Board] = []
     index_of: dict[tuple[int, ...], int] = {}
-    cell = np.zeros((len(candidates), len(scored_boards)), dtype=np.int64)
-    fixed = np.full((len(candidates), len(scored_boards)), np.nan)
-    # Centipawns the engine cannot see: progress (pawn moves and captures, near the 100-ply rule), and a
-    # quiet check: the opponent is told nothing of it, and unless it senses the checker it loses its king.
-    bonus = np.zeros((len(candidates), len(scored_boards)))
-    for j, board in enumerate(scored_boards):
+    cell = np.zeros((len(candidates), len(boards)), dtype=np.int64)
+    fixed = np.full((len(candidates), len(boards)), np.nan)
+    bonus = np.zeros((len(candidates), len(boards)))
+    for j, board in enumerate(boards):
         for i, candidate in enumerate(candidates):
             taken, captured = revise(board, candidate) if candidate is not None else (None, None)
             progress = taken is not None and (
@@ -310,14 +359,12 @@ def choose_move(
                 index_of[key] = len(children)
                 children.append(child)
             cell[i, j] = index_of[key]
-    remaining = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
-    depth = scorer.plan_depth(len(children), remaining)
-    raw_scores, depth = scorer.evaluate_deepening(children, depth, remaining)
-    child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
-    scores = np.where(np.isnan(fixed), child_scores[cell] if len(children) else 0.0, fixed) + bonus
+    return PlayedOut(children, cell, fixed, bonus)
 
-    # Safety first: fewest boards where our king can then be captured, then the aggregate, then the mean.
-    # (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)
+
+def rank(candidates: Sequence[chess.Move | None], scores: np.ndarray, config: MoveConfig) -> list[Candidate]:
+    """Safety first: fewest boards where our king can then be captured, then the aggregate, then the
+    mean. (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)"""
     losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
     mix = config.mix_min_weight
     ranked = [
@@ -325,4 +372,4 @@ def choose_move(
         for move, row, lost in zip(candidates, scores, losses, strict=True)
     ]  # fmt: skip
     ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
-    return MoveDecision(ranked[0].move, "best-worst", ranked, len(scored_boards), len(children), depth)
+    return ranked
