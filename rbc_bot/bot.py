@@ -7,6 +7,7 @@ logs the traceback and returns a legal fallback (a central sense, a king capture
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
@@ -26,15 +27,22 @@ from rbc_bot.clock import Clock, TurnBudget
 from rbc_bot.config import BotConfig, MoveConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.move import MoveDecision, Scorer, choose_move, king_capture, our_king_attacked
+from rbc_bot.notation import square_name
 from rbc_bot.sense import choose_sense_square, danger_square, king_square, sample_rows
 
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
-PANIC_MOVE = MoveConfig(top_k=1, max_candidates=4, max_boards=8, min_boards=2, consider_pass=True)
 DANGER_SAMPLE = 2_000  # boards checked for an attacked king when choosing the sense
 PROGRESS_AFTER_PLIES = 40  # plies without capture or pawn move before progress earns a bonus
 CHOICE_SAMPLE = 3_000  # boards the move selector sees at most (king captures and check escapes among them)
+
+
+def panic_move_config(config: MoveConfig) -> MoveConfig:
+    """The user's move settings, cut to the least work that still chooses a sensible move."""
+    return dataclasses.replace(
+        config, top_k=1, max_candidates=4, max_boards=8, min_boards=2, consider_pass=True
+    )
 
 
 def guarded(fallback: Callable[..., Any]) -> Callable[[F], F]:
@@ -76,7 +84,8 @@ def _fallback_move(
 
 
 class RbcBot(Player):
-    """Belief tracking + partition-count sensing + best-worst Stockfish moves, within the clock."""
+    """Belief tracking, a sense chosen by rule (danger, king hunt, else the 3x3-window split) and the
+    best-worst Stockfish move, within the clock."""
 
     def __init__(self, config: BotConfig | None = None, turn_log_path: str | Path | None = None) -> None:
         self.config = config or BotConfig()
@@ -128,7 +137,7 @@ class RbcBot(Player):
         self.tracker.on_opponent_move(capture_square)
         if capture_square is not None:
             self.plies_without_progress = 0
-        self._record["opponent_capture_square"] = _name(capture_square)
+        self._record["opponent_capture_square"] = square_name(capture_square)
         self._record["belief"]["after_opponent"] = self._sizes()
         self._record["recoveries"] = self.tracker.recoveries - recoveries
         self._record["seconds_expand"] = round(time.perf_counter() - self._turn_started, 4)
@@ -158,7 +167,7 @@ class RbcBot(Player):
         self._sense_square = square
         self._record.update(
             seconds_left=round(seconds_left, 2), budget=round(budget.total, 2), panic=budget.panic,
-            sense_square=_name(square), sense_rule=rule,
+            sense_square=square_name(square), sense_rule=rule,
             seconds_sense=round(time.perf_counter() - started, 4),
         )  # fmt: skip
         return square
@@ -182,13 +191,13 @@ class RbcBot(Player):
         move_seconds = min(
             max(budget.move, budget.total - spent), max(0.0, seconds_left - self.config.clock.margin) * 0.5
         )
-        config = PANIC_MOVE if budget.panic else self.config.move
+        config = panic_move_config(self.config.move) if budget.panic else self.config.move
         boards = self.tracker.sample(CHOICE_SAMPLE)
         calls = self.engine.stats.calls if self.engine else 0
         restarts = self.engine.stats.restarts if self.engine else 0
         # A request that just failed (a capture of a piece that was not there, say) is not repeated at
         # once: the boards where it works come back with every opponent move, and against a large
-        # belief it would be requested turn after turn, a pass in disguise (seen: 40 turns of g2xh3).
+        # belief it would be requested turn after turn, a pass in disguise.
         actions = [m for m in move_actions if m != self._futile] or list(move_actions)
         decision = choose_move(
             boards, actions, self.scorer, config, move_seconds, self.rng, self._progress_bonus()
@@ -216,7 +225,7 @@ class RbcBot(Player):
         self.tracker.on_own_move(requested_move, taken_move, capture_square)
         self._futile = requested_move if requested_move is not None and taken_move != requested_move else None
         self._record.update(
-            taken_move=taken_move.uci() if taken_move else None, capture_square=_name(capture_square)
+            taken_move=taken_move.uci() if taken_move else None, capture_square=square_name(capture_square)
         )
         self._record["belief"]["after_move"] = self._sizes()
         self._record["recoveries"] = self._record.get("recoveries", 0) + self.tracker.recoveries - recoveries
@@ -256,10 +265,9 @@ class RbcBot(Player):
 
     def _danger_sense(self) -> int | None:
         """A sense that tells boards where our king is attacked from the others (None if all agree, or
-        if the threat is rare in a large belief: there cutting the belief is worth more). Ahead on every
-        board, any threat counts: the move selector must parry a threat on any scored board, so an
-        unsensed rare one costs a move every turn (seen: 40 turns of pawn captures onto g3, a square
-        empty on the true board, at +460 cp worst; a 100-ply draw)."""
+        if the threat is rare in a large belief: there cutting the belief is worth more). When we stand
+        well on every board, any threat counts: the move selector must parry a threat on any scored
+        board, so an unsensed rare one would cost a move every turn."""
         sense = self.config.sense
         any_threat = (
             self.tracker.live_size <= sense.danger_always_below or self._last_worst >= sense.danger_ahead_cp
@@ -327,7 +335,3 @@ class RbcBot(Player):
             return
         with self.turn_log_path.open("a") as handle:
             handle.write(json.dumps(self._record) + "\n")
-
-
-def _name(square: int | None) -> str | None:
-    return None if square is None else chess.square_name(square)
