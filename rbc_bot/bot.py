@@ -28,6 +28,7 @@ from rbc_bot.config import BotConfig, MoveConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.move import MoveDecision, Scorer, choose_move, king_capture, our_king_attacked
 from rbc_bot.notation import square_name
+from rbc_bot.opening import opening_bonuses
 from rbc_bot.sense import choose_sense_square, danger_square, king_square, sample_rows
 
 log = logging.getLogger(__name__)
@@ -200,8 +201,9 @@ class RbcBot(Player):
         # belief it would be requested turn after turn, a pass in disguise.
         actions = [m for m in move_actions if m != self._futile] or list(move_actions)
         decision = choose_move(
-            boards, actions, self.scorer, config, move_seconds, self.rng, self._progress_bonus()
-        )
+            boards, actions, self.scorer, config, move_seconds, self.rng, self._progress_bonus(),
+            self._opening_bonuses(actions),
+        )  # fmt: skip
         move = decision.move if decision.move in set(move_actions) else None
         if decision.candidates:
             self._last_mean, self._last_worst = decision.candidates[0].mean, decision.candidates[0].worst
@@ -282,6 +284,17 @@ class RbcBot(Player):
         """When we stand well, the sense that best locates the enemy king (None if no board doubts it)."""
         rows = sample_rows(self.tracker.rows, self.config.sense.window_sample, self.rng)
         return king_square(rows, piece_code(chess.Piece(chess.KING, not self.color)))
+
+    def _opening_bonuses(self, actions: Sequence[chess.Move]) -> dict[chess.Move | None, float]:
+        move = self.config.move
+        queens: set[int] = set()
+        if move.opening_turns and self.tracker.live_size:
+            code = piece_code(chess.Piece(chess.QUEEN, self.color))
+            queens = {int(sq) for sq in np.flatnonzero(self.tracker.rows[0, :64] == code)}
+        return opening_bonuses(
+            self.color, self.turn, move.opening_turns, move.opening_bonus, move.opening_queen_penalty,
+            set(actions), queens,
+        )  # fmt: skip
 
     def _progress_bonus(self) -> float:
         """Centipawns for a pawn move or a capture when the 100-ply draw rule nears and we stand well."""

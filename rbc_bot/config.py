@@ -49,6 +49,9 @@ class MoveConfig:
     consider_pass: bool = True  # the pass is a candidate too
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     quiet_check_bonus: float = 100.0  # centipawns for a check without capture: unseen, it wins next turn
+    opening_turns: int = 0  # turns during which the opening plan is preferred (0: no plan)
+    opening_bonus: float = 40.0  # centipawns on every board for a move of the opening plan
+    opening_queen_penalty: float = 60.0  # centipawns off every board for a queen move in the opening
 
 
 @dataclass
@@ -159,6 +162,7 @@ def validate(config: BotConfig) -> None:
         (0.0 < config.move.proposal_share < 1.0, "move.proposal_share must be in (0, 1)"),
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),
         (config.move.quiet_check_bonus >= 0, "move.quiet_check_bonus must be >= 0"),
+        (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),
         (config.engine.depth >= 1, "engine.depth must be >= 1"),
         (config.engine.max_depth >= config.engine.depth, "engine.max_depth must be >= engine.depth"),

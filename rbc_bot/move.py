@@ -236,9 +236,11 @@ def choose_move(
     budget_seconds: float,
     rng: np.random.Generator,
     progress_bonus: float = 0.0,
+    move_bonuses: dict[chess.Move | None, float] | None = None,
 ) -> MoveDecision:
     """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``:
-    a safe king capture at once, else propose candidates, play them out on the scored boards, rank."""
+    a safe king capture at once, else propose candidates, play them out on the scored boards, rank.
+    ``move_bonuses`` (centipawns on every board, e.g. the opening plan) also make their moves candidates."""
     started = time.perf_counter()
     legal = set(move_actions)
     if not boards:
@@ -255,6 +257,8 @@ def choose_move(
     attacked = [b for b, danger in zip(boards, in_danger, strict=True) if danger]
     others = [b for b, danger in zip(boards, in_danger, strict=True) if not danger]
     candidates = propose(attacked, others, len(boards), legal, captures, scorer, config, budget_seconds, rng)
+    bonuses = move_bonuses or {}
+    candidates += [m for m, b in bonuses.items() if b > 0 and m not in candidates]
     if len(candidates) == 1:
         return MoveDecision(candidates[0], "only-move", [], 0, 0)
 
@@ -263,6 +267,7 @@ def choose_move(
     n_boards = max(config.min_boards, min(config.max_boards, n_boards))
     scored_boards = prioritised(attacked, others, n_boards, rng)
     played = play_out(candidates, scored_boards, config, progress_bonus)
+    played.bonus += np.array([bonuses.get(m, 0.0) for m in candidates])[:, None]
     remaining = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
     depth = scorer.plan_depth(len(played.children), remaining)
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
