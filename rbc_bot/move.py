@@ -214,16 +214,29 @@ def prioritised(
 SAFETY_SAMPLE = 300  # boards checked before a king capture is taken at once
 
 
-def exposes_king(boards: Sequence[chess.Board], move: chess.Move, k: int, rng: np.random.Generator) -> bool:
+PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+
+
+def exposes_king(
+    boards: Sequence[chess.Board], move: chess.Move, k: int, rng: np.random.Generator, guard_value: int = 0
+) -> bool:
     """Whether, on some of (a sample of ``k``) ``boards`` where ``move`` does not end the game, the
     opponent can then capture our king: a capture that misses must not lose the game (we were in
-    check on the other boards, say)."""
+    check on the other boards, say). With ``guard_value``, a miss that leaves the moving piece (worth
+    at least that many pawns) where the opponent attacks it counts too: a king capture that misses
+    must not hang the queen."""
     sample = boards if len(boards) <= k else [boards[i] for i in rng.choice(len(boards), k, replace=False)]
     for board in sample:
         taken, _ = revise(board, move)
+        piece = board.piece_at(move.from_square)
         child = board.copy(stack=False)
         child.push(taken if taken is not None else chess.Move.null())
-        if child.king(not board.turn) is not None and can_capture_king(child):
+        if child.king(not board.turn) is None:
+            continue
+        if can_capture_king(child):
+            return True
+        valuable = guard_value and piece is not None and PIECE_VALUES[piece.piece_type] >= guard_value
+        if valuable and taken is not None and child.is_attacked_by(child.turn, taken.to_square):
             return True
     return False
 
@@ -249,7 +262,7 @@ def choose_move(
     if captures:
         capture, count = captures.most_common(1)[0]
         if count >= config.king_capture_share * len(boards) and not exposes_king(
-            boards, capture, SAFETY_SAMPLE, rng
+            boards, capture, SAFETY_SAMPLE, rng, config.king_capture_guard_value
         ):
             return MoveDecision(capture, "king-capture", [], len(boards), 0)
 

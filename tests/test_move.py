@@ -21,6 +21,7 @@ from rbc_bot.move import (
     Scorer,
     aggregate,
     choose_move,
+    exposes_king,
     king_capture,
     our_king_attacked,
     quiet_checks,
@@ -256,3 +257,15 @@ def test_fill_budget_deepens_until_the_budget_is_used() -> None:
     assert deep > 2 and len(scores) == 1
     assert elapsed >= 0.5, "the deeper passes used at least half the budget"
     assert elapsed <= 3.0, "each pass is capped by its movetime (generous bound: a loaded machine)"
+
+
+def test_a_king_capture_that_would_hang_the_queen_when_it_misses_is_not_taken_blindly() -> None:
+    """Qd1xd8 takes the king on one board in two; on the other the king stands on e8 and takes the queen."""
+    boards = boards_of("3k4/8/8/8/8/8/8/3QK3 w - - 0 1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
+    legal = set(actions(boards))
+    capture = chess.Move.from_uci("d1d8")
+    assert king_capture(boards, legal) == capture
+    rng = np.random.default_rng(0)
+    assert not exposes_king(boards, capture, 10, rng), "our king is safe either way"
+    assert exposes_king(boards, capture, 10, rng, guard_value=9), "but the queen hangs on a miss"
+    assert not exposes_king(boards, chess.Move.from_uci("d1d2"), 10, rng, guard_value=9)
