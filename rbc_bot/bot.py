@@ -26,10 +26,17 @@ from rbc_bot.belief import BeliefTracker, decode, piece_code
 from rbc_bot.clock import Clock, TurnBudget
 from rbc_bot.config import BotConfig, MoveConfig
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import MoveDecision, Scorer, choose_move, king_capture, our_king_attacked
+from rbc_bot.move import (
+    MoveDecision,
+    Scorer,
+    candidate_values,
+    choose_move,
+    king_capture,
+    our_king_attacked,
+)
 from rbc_bot.notation import square_name
 from rbc_bot.opening import opening_bonuses
-from rbc_bot.sense import choose_sense_square, danger_square, king_square, sample_rows
+from rbc_bot.sense import choose_sense_square, danger_square, decision_square, king_square, sample_rows
 
 log = logging.getLogger(__name__)
 
@@ -162,9 +169,11 @@ class RbcBot(Player):
             square, rule = self._danger_sense(), "danger"
         if square is None and not budget.panic and self._last_mean >= self.config.sense.king_hunt_cp:
             square, rule = self._king_hunt_sense(), "king-hunt"
+        if square is None and method == "decision":
+            square, rule = self._decision_sense(move_actions, budget.sense), "decision"
         if square is None:
-            rule = method
-            square = choose_sense_square(self.tracker.rows, method, self.rng, self.config.sense.window_sample)
+            rule = "window" if method == "decision" else method
+            square = choose_sense_square(self.tracker.rows, rule, self.rng, self.config.sense.window_sample)
         self._sense_square = square
         self._record.update(
             seconds_left=round(seconds_left, 2), budget=round(budget.total, 2), panic=budget.panic,
@@ -279,6 +288,19 @@ class RbcBot(Player):
         attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)
         self._record["danger_share"] = round(float(attacked.mean()), 3) if len(attacked) else 0.0
         return danger_square(rows, attacked, min_share)
+
+    def _decision_sense(self, move_actions: Sequence[chess.Move], seconds: float) -> int | None:
+        """The centre whose result best serves the move choice, from the candidates' scores on a sample
+        of boards (None when the belief holds a single board: nothing to tell apart)."""
+        rows = sample_rows(self.tracker.rows, self.config.sense.decision_boards, self.rng)
+        if len(rows) < 2:
+            return None
+        boards = decode(rows, self.color)
+        values = candidate_values(
+            boards, set(move_actions), self.scorer, self.config.move, 0.8 * seconds, self.rng
+        )
+        how = "min" if self.config.move.aggregate == "min" else "mean"
+        return decision_square(rows, values, how)
 
     def _king_hunt_sense(self) -> int | None:
         """When we stand well, the sense that best locates the enemy king (None if no board doubts it)."""

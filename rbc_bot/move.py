@@ -391,3 +391,26 @@ def rank(candidates: Sequence[chess.Move | None], scores: np.ndarray, config: Mo
     ]  # fmt: skip
     ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
     return ranked
+
+
+def candidate_values(
+    boards: Sequence[chess.Board],
+    legal: set[chess.Move],
+    scorer: Scorer,
+    config: MoveConfig,
+    budget_seconds: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Each candidate's expected score (``win_probability``) on each of ``boards``, candidates x boards:
+    what a sense that serves the move compares (rbc_bot.sense.decision_square)."""
+    started = time.perf_counter()
+    in_danger = [our_king_attacked(b) for b in boards]
+    attacked = [b for b, danger in zip(boards, in_danger, strict=True) if danger]
+    others = [b for b, danger in zip(boards, in_danger, strict=True) if not danger]
+    captures = king_captures(boards, legal)
+    candidates = propose(attacked, others, len(boards), legal, captures, scorer, config, budget_seconds, rng)
+    played = play_out(candidates, boards, config, 0.0)
+    remaining = max(0.0, budget_seconds - (time.perf_counter() - started))
+    depth = scorer.plan_depth(len(played.children), remaining)
+    child_scores = -np.asarray(scorer.evaluate(played.children, depth, remaining), dtype=np.float64)
+    return win_probability(played.scores(child_scores))

@@ -92,6 +92,45 @@ def king_square(rows: np.ndarray, king_code: int) -> int | None:
     return INTERIOR[min(range(len(scores)), key=scores.__getitem__)]
 
 
+def _group_values(values: np.ndarray, inverse: np.ndarray, n_groups: int, how: str) -> np.ndarray:
+    """Each candidate's aggregate over each group of boards (candidates x groups): the mean, or the
+    worst board (``min``), of its expected scores ``values`` (candidates x boards)."""
+    if how == "min":
+        order = np.argsort(inverse, kind="stable")
+        sorted_groups = inverse[order]
+        starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
+        return np.minimum.reduceat(values[:, order], starts, axis=1)
+    sums = np.zeros((values.shape[0], n_groups))
+    np.add.at(sums.T, inverse, values.T)
+    return sums / np.bincount(inverse, minlength=n_groups)
+
+
+def decision_values(rows: np.ndarray, values: np.ndarray, how: str = "mean") -> np.ndarray:
+    """For each interior centre, the expected value of the move we would choose after sensing there.
+
+    ``values`` holds each candidate move's expected score on each of the boards ``rows`` (candidates x
+    boards). A sense splits the boards into groups by what the window shows; on each group we would
+    choose the candidate with the best aggregate (``mean`` or ``min``), so the centre is worth the
+    average over groups, weighted by their sizes, of that best aggregate. A sense that removes many
+    boards but leaves the choice of move unchanged is worth no more than not sensing.
+    """
+    n = len(rows)
+    result = []
+    for inverse, counts in _window_groups(rows):
+        best = _group_values(values, inverse, len(counts), how).max(axis=0)
+        result.append(float((best * counts).sum()) / n)
+    return np.array(result)
+
+
+def decision_square(rows: np.ndarray, values: np.ndarray, how: str = "mean", tolerance: float = 1e-3) -> int:
+    """The centre whose result best serves the move choice (``decision_values``); among centres within
+    ``tolerance`` of the best, the one leaving the fewest boards on average."""
+    worth = decision_values(rows, values, how)
+    near = worth >= worth.max() - tolerance
+    survivors = expected_survivors(rows)
+    return INTERIOR[int(np.argmin(np.where(near, survivors, np.inf)))]
+
+
 def window_square(rows: np.ndarray) -> int:
     """The interior centre whose 3x3 window leaves the fewest boards on average."""
     return INTERIOR[int(np.argmin(expected_survivors(rows)))]
@@ -107,4 +146,4 @@ def choose_sense_square(
         return window_square(sample_rows(rows, window_sample, rng))
     if method == "partition":
         return partition_square(rows)
-    raise ValueError(f"unknown sense method {method!r} (partition, window, random)")
+    raise ValueError(f"unknown sense method {method!r} (partition, window, random; decision needs the bot)")

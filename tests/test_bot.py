@@ -246,6 +246,18 @@ def test_short_clock_game(
         assert result.winner == ours
 
 
+@pytest.mark.parametrize("ours", ["white", "black"])
+def test_every_candidate_setting_plays_a_clean_game(tmp_path: Path, ours: str, caplog: Any) -> None:
+    """The settings a strength match may switch on, all at once, in a real game: no error, no flag."""
+    settings = (
+        "sense.method=decision", "engine.fill_budget=true", "move.opening_turns=8",
+        "move.king_capture_guard_value=9", "move.aggregate=mix",
+    )  # fmt: skip
+    result = play_short_game(tmp_path, "trout", ours, 30.0, 1.0, 21, caplog, settings)
+    records = check_game(result, ours, caplog)
+    assert "decision" in {r["sense_rule"] for r in records}
+
+
 @pytest.mark.long
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("ours", ["white", "black"])
@@ -263,11 +275,12 @@ def test_more_short_clock_games(
 
 
 def play_short_game(
-    tmp_path: Path, opponent: str, ours: str, seconds: float, increment: float, seed: int, caplog: Any
-) -> GameResult:
+    tmp_path: Path, opponent: str, ours: str, seconds: float, increment: float, seed: int, caplog: Any,
+    settings: tuple[str, ...] = (),
+) -> GameResult:  # fmt: skip
     """One game of our bot (small settings) against a reconchess bot, in this process."""
     caplog.set_level(logging.ERROR, logger="rbc_bot")
-    us = BotSpec("rbc_bot", SMALL)
+    us = BotSpec("rbc_bot", (*SMALL, *settings))
     white, black = (us, BotSpec(opponent)) if ours == "white" else (BotSpec(opponent), us)
     result = play_game(
         white, black, seconds=seconds, increment=increment, seed=seed, out_dir=tmp_path, isolate=False

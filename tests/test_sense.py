@@ -14,6 +14,8 @@ from rbc_bot.sense import (
     INTERIOR,
     choose_sense_square,
     danger_square,
+    decision_square,
+    decision_values,
     expected_survivors,
     king_square,
     partition_square,
@@ -196,3 +198,27 @@ def test_king_square_locates_the_king_where_the_window_rule_counts_pawns() -> No
     seen = set(sense_window(hunt))
     assert chess.B8 in seen or chess.G8 in seen
     assert king_square(rows[:6], black_king) is None  # every board agrees: nothing to hunt
+
+
+def test_decision_sense_looks_where_the_answer_changes_the_move() -> None:
+    """Eight boards: a knight on c3 or not (which decides the better of two moves), and one of four
+    pieces on f6 (which matters to no move). Sensing f6 leaves fewer boards; sensing c3 picks the move."""
+    f6_pieces = [chess.Piece(t, chess.BLACK) for t in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK)]
+    boards = []
+    for knight in (False, True):
+        for piece in f6_pieces:
+            board = chess.Board("4k3/8/8/8/8/8/8/4K3 w - - 0 1")
+            board.set_piece_at(chess.F6, piece)
+            if knight:
+                board.set_piece_at(chess.C3, chess.Piece(chess.KNIGHT, chess.BLACK))
+            boards.append(board)
+    rows = np.stack([encode(b) for b in boards])
+    knight_there = np.array([b.piece_at(chess.C3) is not None for b in boards])
+    values = np.stack([knight_there.astype(float), (~knight_there).astype(float)])  # 2 moves x 8 boards
+
+    chosen = decision_square(rows, values)
+    assert chess.C3 in sense_window(chosen) and chess.F6 not in sense_window(chosen)
+    assert chess.F6 in sense_window(window_square(rows)), "the plain window rule cuts the most boards"
+    worth = decision_values(rows, values)
+    assert worth.max() == pytest.approx(1.0) and worth.min() == pytest.approx(0.5)
+    assert decision_values(rows, values, "min").max() == pytest.approx(1.0)
