@@ -246,6 +246,19 @@ def test_short_clock_game(
         assert result.winner == ours
 
 
+def test_no_flag_at_a_realistic_clock(tmp_path: Path, caplog: Any) -> None:
+    """The default-suite version of the long games: full settings (both engines), each bot in its own
+    process, 60 s + 2 s against TroutBot; the bot spends its budget and still keeps its margin."""
+    caplog.set_level(logging.ERROR, logger="rbc_bot")
+    result = play_game(
+        BotSpec("trout"), BotSpec("rbc_bot"), seconds=60, increment=2, seed=8, out_dir=tmp_path
+    )
+    records = check_game(result, "black", caplog)
+    assert result.timed_out is None
+    assert min(r["seconds_left"] for r in records) > 5.0
+    assert sum(r["seconds_turn"] for r in records) > 0.2 * len(records), "it thinks, it does not just pass"
+
+
 @pytest.mark.parametrize("ours", ["white", "black"])
 def test_every_candidate_setting_plays_a_clean_game(tmp_path: Path, ours: str, caplog: Any) -> None:
     """The settings a strength match may switch on, all at once, in a real game: no error, no flag."""
