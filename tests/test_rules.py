@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from reconchess.utilities import capture_square_of_move, move_actions, revise_move
 
-from rbc_bot.belief import decode, encode, expand, filter_own_move
+from rbc_bot.belief_ops import expand, filter_own_move
+from rbc_bot.belief_rows import decode, encode
 from rbc_bot.rules import inward, opponent_moves, revise, sense_window
 
 
