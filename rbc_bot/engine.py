@@ -1,6 +1,7 @@
-"""Stockfish for many short evaluations: find the binary, run a pool of engines, keep the game going.
+"""Stockfish for many short evaluations: a pool of engines that keeps the game going.
 
-The pool (:class:`EnginePool`) scores batches of boards on one engine process per core. Boards the
+The pool (:class:`EnginePool`) scores batches of boards on one engine process per core (the binary is
+found by :mod:`rbc_bot.engine_lookup`, each process driven by :mod:`rbc_bot.uci`). Boards the
 engine can't take are scored without it (:mod:`rbc_bot.engine_safety`); a dead engine is restarted; a
 search that overruns its time (derived from the search's ``movetime``, so from the turn's budget) counts
 as hung. An engine that can't be restarted, or that hangs twice in a row, puts the pool into material
@@ -12,8 +13,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import logging
-import os
-import shutil
 import threading
 import time
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from types import TracebackType
 
 import chess
 
+from rbc_bot.engine_lookup import StockfishNotFoundError, find_stockfish
 from rbc_bot.engine_safety import (
     KING_CAPTURE_SCORE,
     can_capture_king,
@@ -34,7 +34,7 @@ from rbc_bot.engine_safety import (
 )
 from rbc_bot.uci import MATE_SCORE, EngineFailure, SearchResult, UciProcess, go_command
 
-__all__ = [  # the scoring names are re-exported: rbc_bot.move and rbc_bot.replay import them from here
+__all__ = [  # re-exported: rbc_bot.move, .players, .replay and .commands import these from here
     "KING_CAPTURE_SCORE",
     "MATE_SCORE",
     "EngineError",
@@ -50,14 +50,6 @@ __all__ = [  # the scoring names are re-exported: rbc_bot.move and rbc_bot.repla
 
 logger = logging.getLogger(__name__)
 
-ENV_VAR = "STOCKFISH_EXECUTABLE"
-REPO_DIR = Path(__file__).resolve().parent.parent
-BUNDLED_PATH = REPO_DIR / "stockfish_bin" / "stockfish"
-SYSTEM_PATH = Path("/usr/games/stockfish")
-INSTALL_HINT = (
-    "install it with `sudo sh stockfish_bin/install.sh` (or `apt-get install -y stockfish` as root)"
-)
-
 MAX_MULTIPV = 500
 """Stockfish's MultiPV maximum (a larger value would be ignored); more than any position's move count."""
 
@@ -68,60 +60,8 @@ Stockfish stops within milliseconds of its movetime, so only a hung engine or a 
 overruns by that much, and a hung engine then costs the turn about a second, not the pool's timeout."""
 
 
-class StockfishNotFoundError(RuntimeError):
-    """No usable Stockfish binary; the message names every place looked and how to install one."""
-
-
 class EngineError(RuntimeError):
-    """An engine could not be started or restarted (a broken binary, not a bad board)."""
-
-
-def _is_executable(path: Path) -> bool:
-    return path.is_file() and os.access(path, os.X_OK)
-
-
-def find_stockfish(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The Stockfish binary to use: ``explicit`` (``--stockfish``) > ``$STOCKFISH_EXECUTABLE`` >
-    ``<repo>/stockfish_bin/stockfish`` > ``stockfish`` on PATH > ``/usr/games/stockfish``.
-
-    An explicit path that is not executable is an error (the user asked for that one); a bad environment
-    variable is only a warning, because it is often left over from another tool (reconchess's TroutBot
-    reads the same variable).
-    """
-    if explicit is not None:
-        given = Path(explicit)
-        if _is_executable(given):
-            return given
-        on_path = shutil.which(str(explicit)) if os.sep not in str(explicit) else None
-        if on_path:
-            return Path(on_path)
-        raise StockfishNotFoundError(
-            f"--stockfish {str(explicit)!r}: no executable file there; {INSTALL_HINT}, "
-            f"or pass the path of a Stockfish binary"
-        )
-    looked: list[str] = []
-    env_value = os.environ.get(ENV_VAR)
-    if env_value:
-        if _is_executable(Path(env_value)):
-            return Path(env_value)
-        logger.warning("$%s=%r is not an executable file; looking elsewhere", ENV_VAR, env_value)
-        looked.append(f"${ENV_VAR} ({env_value}: not an executable file)")
-    else:
-        looked.append(f"${ENV_VAR} (not set)")
-    if _is_executable(BUNDLED_PATH):
-        return BUNDLED_PATH
-    looked.append(str(BUNDLED_PATH))
-    on_path = shutil.which("stockfish")
-    if on_path:
-        return Path(on_path)
-    looked.append("`stockfish` on PATH")
-    if _is_executable(SYSTEM_PATH):
-        return SYSTEM_PATH
-    looked.append(str(SYSTEM_PATH))
-    raise StockfishNotFoundError(
-        f"Stockfish not found; looked at: {', '.join(looked)}. To fix: {INSTALL_HINT}, "
-        f"set ${ENV_VAR}, drop a binary at {BUNDLED_PATH}, or pass --stockfish PATH"
-    )
+    """The engines could not be started (a broken binary, not a bad board), or the pool is closed."""
 
 
 @dataclasses.dataclass

@@ -19,7 +19,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from rbc_bot import engine, uci
+from rbc_bot import engine, engine_lookup, uci
 from rbc_bot.engine import (
     KING_CAPTURE_SCORE,
     MATE_SCORE,
@@ -65,10 +65,10 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
         "system": tmp_path / "usr_games" / "stockfish",
     }
     paths["path_dir"].mkdir()
-    monkeypatch.setattr(engine, "BUNDLED_PATH", paths["bundled"])
-    monkeypatch.setattr(engine, "SYSTEM_PATH", paths["system"])
+    monkeypatch.setattr(engine_lookup, "BUNDLED_PATH", paths["bundled"])
+    monkeypatch.setattr(engine_lookup, "SYSTEM_PATH", paths["system"])
     monkeypatch.setenv("PATH", str(paths["path_dir"]))
-    monkeypatch.delenv(engine.ENV_VAR, raising=False)
+    monkeypatch.delenv(engine_lookup.ENV_VAR, raising=False)
     return paths
 
 
@@ -80,7 +80,7 @@ def test_lookup_order(places: dict[str, Path], tmp_path: Path, monkeypatch: pyte
     bundled = _fake_engine(places["bundled"].parent)
     assert find_stockfish() == bundled
     env = _fake_engine(places["env"].parent)
-    monkeypatch.setenv(engine.ENV_VAR, str(env))
+    monkeypatch.setenv(engine_lookup.ENV_VAR, str(env))
     assert find_stockfish() == env
     explicit = _fake_engine(tmp_path / "explicit", "my-engine")
     assert find_stockfish(explicit) == explicit
@@ -110,18 +110,18 @@ def test_bad_env_var_warns_and_falls_through(
     places: dict[str, Path], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     system = _fake_engine(places["system"].parent)
-    monkeypatch.setenv(engine.ENV_VAR, "/no/such/stockfish")
+    monkeypatch.setenv(engine_lookup.ENV_VAR, "/no/such/stockfish")
     assert find_stockfish() == system
     assert "/no/such/stockfish" in caplog.text
 
 
 def test_not_found_names_every_place(places: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(engine.ENV_VAR, "/no/such/stockfish")
+    monkeypatch.setenv(engine_lookup.ENV_VAR, "/no/such/stockfish")
     with pytest.raises(StockfishNotFoundError) as info:
         find_stockfish()
     message = str(info.value)
     for expected in (
-        engine.ENV_VAR,
+        engine_lookup.ENV_VAR,
         "/no/such/stockfish",
         str(places["bundled"]),
         "PATH",
@@ -502,5 +502,5 @@ def test_install_script_finds_what_the_lookup_finds(tmp_path: Path) -> None:
     assert default.returncode == 0, default.stderr
     assert str(find_stockfish()) in default.stdout
     fake = _fake_engine(tmp_path)
-    from_env = _install_sh({**os.environ, engine.ENV_VAR: str(fake)})
+    from_env = _install_sh({**os.environ, engine_lookup.ENV_VAR: str(fake)})
     assert from_env.returncode == 0 and str(fake) in from_env.stdout
