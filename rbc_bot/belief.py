@@ -1,13 +1,13 @@
 """The belief tracker: every board the opponent could have, updated by one player's observations.
 
-The rows and their format are :mod:`rbc_bot.belief_rows`; the operations on them
-:mod:`rbc_bot.belief_ops`. This module decides which rows each observation is applied to. When the set
-grows past ``cap`` it is uniformly sampled down and the rest is stashed, tagged with the number of
-observations it has seen. When an observation contradicts every live board, the EARLIEST stash is
-re-simulated through all later observations: that amortises recovery, since one re-simulation brings
-every later stash's worth of history back at once. Two safety valves give up the guarantee that live
-plus stash hold the truth, each logged and counted: a memory bound on the stash and a time bound on
-recovery; past either, the belief is rebuilt from the last live set.
+The rows are :mod:`rbc_bot.belief_rows`, the operations on them :mod:`rbc_bot.belief_ops`, what each
+observation means for them :mod:`rbc_bot.belief_observations`, the stash :mod:`rbc_bot.belief_stash`.
+This module decides which rows each observation is applied to. When the set grows past ``cap`` it is
+uniformly sampled down and the rest is stashed, tagged with the number of observations it has seen.
+When an observation contradicts every live board, the EARLIEST stash is re-simulated through all later
+observations (the seed design's choice, to amortise recovery). Two safety valves give up the guarantee
+that live plus stash hold the truth, each logged and counted: a memory bound on the stash and a time
+bound on recovery; past either, the belief is rebuilt from the last live set.
 """
 
 from __future__ import annotations
@@ -22,21 +22,21 @@ from dataclasses import dataclass, field
 import chess
 import numpy as np
 
-from rbc_bot.belief_ops import (
+from rbc_bot import belief_observations as observe
+from rbc_bot.belief_observations import (
     Observation,
     OpponentMove,
     OwnMove,
-    Sense,
     apply_observation,
     force_observation,
-    move_own_piece,
-    partition_counts,
+    pieces_after,
 )
+from rbc_bot.belief_ops import partition_counts
 from rbc_bot.belief_rows import N_CODES as N_CODES  # re-exported: rbc_bot.sense imports it from here
-from rbc_bot.belief_rows import decode, encode, piece_code, row_in
+from rbc_bot.belief_rows import decode, encode, row_in
+from rbc_bot.belief_rows import piece_code as piece_code  # re-exported: rbc_bot.bot imports it from here
 from rbc_bot.belief_stash import Stash, StashStore
 from rbc_bot.config import BeliefConfig
-from rbc_bot.rules import sense_window
 
 log = logging.getLogger(__name__)
 
@@ -165,16 +165,7 @@ class BeliefTracker:
             if capture_square is not None:
                 raise ValueError("a capture was reported although the opponent has not moved yet")
             return
-        ours = self._ours.copy()
-        if capture_square is not None:
-            if not 0 <= capture_square < 64:
-                raise ValueError(f"capture square {capture_square} is not on the board")
-            if ours[capture_square] == 0:
-                raise ValueError(
-                    f"capture square {chess.square_name(capture_square)} holds none of our pieces"
-                )
-            ours[capture_square] = 0
-        self._observe(OpponentMove(capture_square), ours)
+        self._observe(observe.opponent_move(capture_square, self._ours))
 
     def on_sense(self, square: int | None, result: Sequence[tuple[int, chess.Piece | None]]) -> None:
         """We sensed at ``square`` and saw ``result`` ((square, piece or None) for each square)."""
@@ -182,34 +173,17 @@ class BeliefTracker:
             if result:
                 raise ValueError("a sense result was given for no sense")
             return
-        window = sense_window(square)
-        seen = [int(sq) for sq, _ in result]
-        if sorted(seen) != sorted(window):
-            raise ValueError(
-                f"sense at {chess.square_name(square)} shows squares "
-                f"{[chess.square_name(s) for s in seen if 0 <= s < 64]}, not its window "
-                f"{[chess.square_name(s) for s in window]}"
-            )
-        self._observe(Sense(square, tuple(seen), tuple(piece_code(p) for _, p in result)), self._ours)
+        self._observe(observe.sense(square, result))
 
     def on_own_move(
         self, requested: chess.Move | None, taken: chess.Move | None, capture_square: int | None
     ) -> None:
         """Our ``requested`` move was played as ``taken`` and captured on ``capture_square``."""
-        if capture_square is not None and not 0 <= capture_square < 64:
-            raise ValueError(f"capture square {capture_square} is not on the board")
-        if capture_square is not None and taken is None:
-            raise ValueError("a capture was reported for a move that was not taken")
-        if requested is None and taken is not None:
-            raise ValueError(f"a pass cannot be taken as {taken}")
-        ours = self._ours.copy()
-        if taken is not None:
-            move_own_piece(ours, taken, self.color)
-        self._observe(OwnMove(requested, taken, capture_square), ours)
+        self._observe(observe.own_move(requested, taken, capture_square))
 
     # --- internals -------------------------------------------------------------------------------
-    def _observe(self, observation: Observation, ours: np.ndarray) -> None:
-        """Apply ``observation`` (after which our pieces are ``ours``) as one transaction, so that
+    def _observe(self, observation: Observation) -> None:
+        """Apply ``observation`` as one transaction (our pieces updated first), so that
         observations, side to move, our pieces, the stash tags and the random draws stay in step.
 
         If the exact update raises, the state is put back and the observation is forced onto the live
@@ -227,6 +201,7 @@ class BeliefTracker:
             self.stats = dataclasses.replace(stats, history=list(stats.history))
             del self.observations[count:]
 
+        ours = pieces_after(observation, self._ours, self.color)
         try:
             self._ours = ours
             self._update(observation, forced=False)

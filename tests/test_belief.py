@@ -18,7 +18,8 @@ from reconchess.play import play_turn
 
 from rbc_bot import belief
 from rbc_bot.belief import BeliefTracker
-from rbc_bot.belief_ops import OpponentMove, filter_sense, partition_counts
+from rbc_bot.belief_observations import OpponentMove
+from rbc_bot.belief_ops import filter_sense, partition_counts
 from rbc_bot.belief_rows import decode, encode, piece_code
 from rbc_bot.belief_stash import MERGE_SECONDS_PER_ROW, StashStore
 from rbc_bot.players import export_stockfish_for_trout
@@ -406,7 +407,8 @@ def test_recovery_does_not_start_a_merge_past_its_deadline() -> None:
     assert stashed * MERGE_SECONDS_PER_ROW > 1.0
     tracker.recovery_seconds = 0.3
     live = _board_of(tracker.rows[0])
-    square = next(sq for sq in (chess.E6, chess.D6, chess.F6) if True)
+    square = chess.E6
+    # Every square of the window shown the other way round from the live board: it contradicts it.
     seen = [
         (sq, None if live.piece_at(sq) else chess.Piece(chess.PAWN, chess.BLACK))
         for sq in sense_window(square)
