@@ -282,6 +282,8 @@ class EnginePool:
                     prepared = True
                 engine.search(fens[len(results) :], go, done, timeout)
             except EngineFailure as exc:
+                if self.material_only:  # another worker gave up meanwhile: no restart is worth it
+                    continue
                 position = len(results)
                 reason = f"{exc} (searching {fens[position]!r})"
                 timeouts_in_a_row = timeouts_in_a_row + 1 if exc.timed_out else 0

@@ -157,6 +157,17 @@ def test_truth_held_with_expansion_slack() -> None:
     assert live_rate[1] > live_rate[0], live_rate
 
 
+def test_truth_held_over_a_sample_of_the_long_games() -> None:
+    """The long test's invariant on the part of its games that fits the default suite (78 s on this
+    repository's 2-core machine with a match running beside it): its cap-64 games of 16 turns against
+    RandomBot and AttackerBot, both colours, seeds 100-107 (32 games; TroutBot games are in the test
+    above). Every observation is checked, as there."""
+    observers = run_games(64, range(100, 108), ["random", "attacker"], turns=16)
+    assert len(observers) == 32
+    stats = [o.tracker.stats for o in observers]
+    assert sum(s.samplings for s in stats) >= 100 and sum(s.recoveries for s in stats) >= 100
+
+
 @pytest.mark.long
 @pytest.mark.parametrize("cap", [None, 64, 8])
 def test_truth_always_held_long(cap: int | None) -> None:
