@@ -23,6 +23,7 @@ from rbc_bot.belief_observations import OpponentMove
 from rbc_bot.belief_ops import filter_sense, partition_counts
 from rbc_bot.belief_rows import decode, encode, piece_code
 from rbc_bot.belief_stash import MERGE_SECONDS_PER_ROW, StashStore
+from rbc_bot.config import BeliefConfig
 from rbc_bot.players import export_stockfish_for_trout
 from rbc_bot.rules import inward, sense_window
 
@@ -460,3 +461,18 @@ def test_same_boards_and_draws_as_before_the_split(
     """Seeded games give the tracker the same rows, stashes and sizes after every observation as the
     single-module tracker did (fingerprints taken from it, commit 4d1d408): the split changed no draw."""
     assert _digest(observe_game(OPPONENTS[name], color, cap, seed, 12, slack)) == expected
+
+
+def test_settings_by_keyword_config_or_the_deprecated_positional_form() -> None:
+    config = BeliefConfig(max_cap=5, seed=1, max_stashed=1000, expansion_slack=2)
+    by_config = BeliefTracker(chess.WHITE, config=config)
+    by_keyword = BeliefTracker(chess.WHITE, cap=5, seed=1, max_stashed=1000, expansion_slack=2)
+    with pytest.warns(DeprecationWarning, match="positional"):
+        by_position = BeliefTracker(chess.WHITE, None, 5, 1, 1000, 2)
+    for tracker in (by_config, by_keyword, by_position):
+        assert (tracker.cap, tracker.max_stashed, tracker.expansion_slack) == (5, 1000, 2)
+        tracker.on_own_move(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
+        tracker.on_opponent_move(None)
+    assert by_config.rows.tobytes() == by_keyword.rows.tobytes() == by_position.rows.tobytes()
+    with pytest.raises(TypeError, match="not both"):
+        BeliefTracker(chess.WHITE, config=config, cap=5)
