@@ -1,4 +1,4 @@
-"""Belief tracker speed: ``rbc_bot.belief`` (numpy rows) against a plain python-chess list-of-Boards baseline.
+"""Belief tracker speed: ``rbc_bot.belief_ops`` (numpy rows) against a python-chess list-of-Boards baseline.
 
 Why: the tracker keeps boards as rows of an int8 array because the perf notes measured python-chess objects
 as far slower to filter and count; this checks that claim on our own code, in one run, on the same boards,
@@ -40,17 +40,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rbc_bot.belief import (
-    N_CODES,
-    code_piece,
-    decode,
-    encode,
-    expand,
-    filter_own_move,
-    filter_sense,
-    partition_counts,
-    piece_code,
-)
+from rbc_bot.belief_ops import expand, filter_own_move, filter_sense, partition_counts
+from rbc_bot.belief_rows import N_CODES, code_piece, decode, encode, piece_code
 from rbc_bot.rules import opponent_moves, sense_window
 
 OPENING = (

@@ -2,14 +2,32 @@
 
 A turn's budget is the time left (minus a hard margin) spread over the turns still expected, plus most
 of the increment; it is split between sensing and moving. Below the panic threshold every phase uses
-its fastest fallback, so the bot never loses on time.
+its fastest fallback (the move selector: :func:`panic_move_config` of the user's settings), so the bot
+never loses on time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
-from rbc_bot.config import BeliefConfig, ClockConfig
+from rbc_bot.config import BeliefConfig, ClockConfig, MoveConfig
+
+PANIC_WORK = {"top_k": 1, "max_candidates": 4, "max_boards": 8, "min_boards": 2}
+"""The move selector's work in panic: one engine move per board, four candidates, at most 8 boards."""
+
+
+def panic_move_config(config: MoveConfig) -> MoveConfig:
+    """The user's move configuration with the work cut to :data:`PANIC_WORK` (never raised above the
+    user's own limits); every other setting (aggregate, bonuses, the pass) is the user's."""
+    max_boards = min(config.max_boards, PANIC_WORK["max_boards"])
+    return dataclasses.replace(
+        config,
+        top_k=min(config.top_k, PANIC_WORK["top_k"]),
+        max_candidates=min(config.max_candidates, PANIC_WORK["max_candidates"]),
+        max_boards=max_boards,
+        min_boards=min(config.min_boards, PANIC_WORK["min_boards"], max_boards),
+    )
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
+import time
 from collections.abc import Sequence
 
 import chess
@@ -15,7 +17,13 @@ from reconchess.bots.trout_bot import TroutBot
 from reconchess.history import GameHistory
 from reconchess.play import play_turn
 
-from rbc_bot.belief import BeliefTracker, OpponentMove, encode, filter_sense, partition_counts
+from rbc_bot import belief
+from rbc_bot.belief import BeliefTracker
+from rbc_bot.belief_observations import OpponentMove
+from rbc_bot.belief_ops import filter_sense, partition_counts
+from rbc_bot.belief_rows import decode, encode, piece_code
+from rbc_bot.belief_stash import MERGE_SECONDS_PER_ROW, StashStore
+from rbc_bot.config import BeliefConfig
 from rbc_bot.players import export_stockfish_for_trout
 from rbc_bot.rules import inward, sense_window
 
@@ -151,6 +159,17 @@ def test_truth_held_with_expansion_slack() -> None:
     assert live_rate[1] > live_rate[0], live_rate
 
 
+def test_truth_held_over_a_sample_of_the_long_games() -> None:
+    """The long test's invariant on the part of its games that fits the default suite (78 s on this
+    repository's 2-core machine with a match running beside it): its cap-64 games of 16 turns against
+    RandomBot and AttackerBot, both colours, seeds 100-107 (32 games; TroutBot games are in the test
+    above). Every observation is checked, as there."""
+    observers = run_games(64, range(100, 108), ["random", "attacker"], turns=16)
+    assert len(observers) == 32
+    stats = [o.tracker.stats for o in observers]
+    assert sum(s.samplings for s in stats) >= 100 and sum(s.recoveries for s in stats) >= 100
+
+
 @pytest.mark.long
 @pytest.mark.parametrize("cap", [None, 64, 8])
 def test_truth_always_held_long(cap: int | None) -> None:
@@ -183,31 +202,91 @@ def test_white_first_turn_is_not_an_opponent_move() -> None:
     assert tracker.live_size == 1 and not tracker.observations
 
 
-def test_sampling_is_uniform_and_reproducible() -> None:
-    """After Black's first move 20 boards exist; a cap of 5 keeps a seeded uniform sample, stashes 15."""
-    picks = []
-    for seed in (1, 1, 2):
-        tracker = BeliefTracker(chess.WHITE, cap=5, seed=seed)
-        tracker.on_own_move(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
-        tracker.on_opponent_move(None)
-        assert tracker.live_size == 5 and tracker.stashed_size == 16  # 20 moves + pass = 21 children
-        picks.append({r.tobytes() for r in tracker.rows})
+def _first_black_replies(seed: int, cap: int | None = 5) -> BeliefTracker:
+    """White's tracker after 1. e4 and an unseen Black reply: 20 moves + the pass = 21 children."""
+    tracker = BeliefTracker(chess.WHITE, cap=cap, seed=seed)
+    tracker.on_own_move(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
+    tracker.on_opponent_move(None)
+    return tracker
+
+
+CHI2_20_DOF_P001 = 45.315  # the chi-square distribution's 0.999 quantile at 20 degrees of freedom
+
+
+def _chi_square(counts: np.ndarray) -> float:
+    expected = counts.sum() / len(counts)
+    return float(((counts - expected) ** 2 / expected).sum())
+
+
+def test_sampling_is_uniform_over_many_draws() -> None:
+    """3,000 seeded samples of 5 of the 21 children: each child is kept about 3000 x 5/21 times (a
+    chi-square test over the 21 counts, at the 0.1 % level), while a sampler that favours the first rows
+    is rejected by the same test."""
+    children = {r.tobytes(): i for i, r in enumerate(_first_black_replies(0, cap=None).rows)}
+    assert len(children) == 21
+    counts = np.zeros(21)
+    first_rows = np.zeros(21)
+    for seed in range(3000):
+        tracker = _first_black_replies(seed)
+        assert tracker.live_size == 5 and tracker.stashed_size == 16
+        for row in tracker.rows:
+            counts[children[row.tobytes()]] += 1
+        everything = np.concatenate([tracker.rows, tracker.stashes[0].rows])
+        biased = sorted(everything.tolist())[:5]  # the same five children every time
+        for row in biased:
+            first_rows[children[np.asarray(row, dtype=np.int8).tobytes()]] += 1
+    assert counts.sum() == 15_000
+    assert _chi_square(counts) < CHI2_20_DOF_P001, counts
+    assert _chi_square(first_rows) > CHI2_20_DOF_P001
+
+
+def test_sampling_is_reproducible() -> None:
+    picks = [{r.tobytes() for r in _first_black_replies(seed).rows} for seed in (1, 1, 2)]
     assert picks[0] == picks[1] and picks[0] != picks[2]
 
 
-def test_earliest_stash_recovers_a_contradicted_sample() -> None:
-    """A sense that contradicts every live board pulls the truth back from the stash."""
-    tracker = BeliefTracker(chess.WHITE, cap=1, seed=0)
-    tracker.on_own_move(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
+def test_the_earliest_of_several_stashes_is_resimulated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three stashes (after each of Black's three replies, cap 1); the truth's first reply is one of
+    the boards sampled away. A sense that contradicts the live board re-simulates the EARLIEST stash
+    first, through every later observation (so the later stashes receive its sampled-away children),
+    and the truth is then live or stashed at its index."""
+    tracker = BeliefTracker(chess.WHITE, cap=1, seed=3)
     truth = chess.Board()
-    truth.push_uci("e2e4")
-    truth.push_uci("g8f6")
-    tracker.on_opponent_move(None)
-    tracker.on_sense(chess.G7, [(sq, truth.piece_at(sq)) for sq in sense_window(chess.G7)])
-    if not tracker.contains(truth):
-        pytest.fail("truth lost")
-    assert tracker.live_size == 1
-    assert tracker.recoveries >= 1 or tracker.rows[0].tobytes() == encode(truth).tobytes()
+    truth_at = {0: truth.copy()}
+    taken: list[int] = []
+    original_take = StashStore.take
+
+    def spy(self: StashStore, index: int, *args: object, **kwargs: object) -> np.ndarray | None:
+        taken.append(index)
+        return original_take(self, index, *args, **kwargs)  # type: ignore[arg-type]
+
+    for ours, theirs in (("e2e4", None), ("d2d4", None), ("g1f3", None)):
+        move = chess.Move.from_uci(ours)
+        tracker.on_own_move(move, move, None)
+        truth.push(move)
+        truth_at[len(tracker.observations)] = truth.copy()
+        tracker.on_opponent_move(None)
+        if len(tracker.observations) == 2:  # the truth's first reply is one of the boards sampled away
+            theirs = "g8f6"
+            child = truth.copy()
+            child.push_uci(theirs)
+            assert not tracker.contains(child) and tracker.stash_contains(2, child)
+        truth.push(chess.Move.from_uci(theirs) if theirs else chess.Move.null())
+        truth_at[len(tracker.observations)] = truth.copy()
+    assert [s.index for s in tracker.stashes] == [2, 4, 6]
+    sizes = {s.index: len(s.rows) for s in tracker.stashes}
+    window = [(sq, truth.piece_at(sq)) for sq in sense_window(chess.F7)]
+    assert not tracker.contains(truth)
+    monkeypatch.setattr(StashStore, "take", spy)
+    tracker.on_sense(chess.F7, window)
+    assert taken and taken[0] == 2, taken
+    later = {s.index: len(s.rows) for s in tracker.stashes}
+    assert later.get(4, 0) > sizes[4] and later.get(6, 0) > sizes[6], (sizes, later)
+    assert tracker.stats.rebuilds == 0
+    truth_at[7] = truth
+    assert tracker.contains(truth) or any(
+        tracker.stash_contains(s.index, truth_at[s.index]) for s in tracker.stashes
+    )
 
 
 def test_partition_counts_and_sense_filter() -> None:
@@ -251,3 +330,149 @@ def test_recovery_out_of_time_keeps_the_stash_and_rebuilds() -> None:
     assert tracker.stats.recoveries_timed_out == 1 and tracker.stats.rebuilds == 1
     assert tracker.stashed_size == stashed  # nothing thrown away
     assert tracker.live_size == 1 and tracker.rows[0].tobytes() != live.tobytes()
+
+
+def _board_of(row: np.ndarray) -> chess.Board:
+    return decode(row[None, :], chess.WHITE)[0]
+
+
+def test_rebuild_after_an_opponent_capture_does_not_bring_back_the_captured_piece() -> None:
+    """After 1. e4 no Black piece can reach e4, so a capture there contradicts every board: the rebuild
+    puts an enemy queen on e4 (the capturer is unknown) and must not restore our captured pawn."""
+    tracker = BeliefTracker(chess.WHITE, cap=None)
+    tracker.on_own_move(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
+    tracker.on_opponent_move(chess.E4)
+    assert tracker.stats.rebuilds == 1
+    assert tracker.ours[chess.E4] == 0
+    assert (tracker.rows[:, chess.E4] == piece_code(chess.Piece(chess.QUEEN, chess.BLACK))).all()
+    assert all(len(b.pieces(chess.PAWN, chess.WHITE)) == 7 for b in tracker.boards())
+
+
+def test_rebuild_after_our_move_leaves_no_copy_of_the_moved_piece() -> None:
+    """Qd1xg4 reported as a capture on g4, where no Black piece can be after one reply: every board is
+    contradicted; the rebuilt boards have our queen on g4 only, not on d1 as well."""
+    tracker = BeliefTracker(chess.WHITE, cap=None)
+    tracker.on_own_move(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
+    tracker.on_opponent_move(None)
+    queen_move = chess.Move.from_uci("d1g4")
+    tracker.on_own_move(queen_move, queen_move, chess.G4)
+    assert tracker.stats.rebuilds == 1
+    white_queen = piece_code(chess.Piece(chess.QUEEN, chess.WHITE))
+    assert (tracker.rows[:, chess.D1] == 0).all() and (tracker.rows[:, chess.G4] == white_queen).all()
+    assert tracker.ours[chess.D1] == 0 and tracker.ours[chess.G4] == white_queen
+
+
+def _state(tracker: BeliefTracker) -> tuple[object, ...]:
+    return (
+        len(tracker.observations), tracker.to_move, tracker.fullmove, tracker.ours.tobytes(),
+        tracker.rows.tobytes(), [(s.index, s.rows.tobytes()) for s in tracker.stashes],
+        tracker.stats.samplings, len(tracker.stats.history), tracker.rng.bit_generator.state["state"],
+    )  # fmt: skip
+
+
+def test_an_observation_that_raises_leaves_the_tracker_as_it_was(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When both the exact update and the forced one raise (here: out of memory, simulated), nothing of
+    the observation remains: observation count, side to move, our pieces, rows, stash, draws."""
+    tracker = _first_black_replies(seed=4)
+    move = chess.Move.from_uci("d1h5")
+    before = _state(tracker)
+
+    def out_of_memory(*args: object) -> np.ndarray:
+        raise MemoryError("simulated")
+
+    monkeypatch.setattr(belief, "apply_observation", out_of_memory)
+    monkeypatch.setattr(belief, "force_observation", out_of_memory)
+    with pytest.raises(MemoryError):
+        tracker.on_own_move(move, move, None)
+    assert _state(tracker) == before
+    monkeypatch.undo()
+    tracker.on_own_move(move, move, None)  # the same observation, now working, applies normally
+    assert len(tracker.observations) == 3 and tracker.to_move == chess.BLACK
+    assert tracker.stats.rebuilds == 0 and tracker.stats.failed_observations == 0
+
+
+def test_a_failing_exact_update_is_forced_and_keeps_the_tracker_in_step() -> None:
+    """A request from a square holding none of our pieces makes reconchess's revise_move raise inside
+    the update. The tracker rolls it back and forces the observation instead: one observation more, Black
+    to move, our pieces moved as reported; the next turn's observations then apply normally."""
+    tracker = _first_black_replies(seed=4)
+    bogus = chess.Move.from_uci("e3e4")  # e3 is empty: revise_move raises AttributeError
+    taken = chess.Move.from_uci("g1f3")
+    tracker.on_own_move(bogus, taken, None)
+    assert tracker.stats.failed_observations == 1 and tracker.stats.rebuilds == 1
+    assert len(tracker.observations) == 3 and tracker.to_move == chess.BLACK
+    assert tracker.ours[chess.G1] == 0 and tracker.ours[chess.F3] == piece_code(
+        chess.Piece(chess.KNIGHT, True)
+    )
+    assert (tracker.rows[:, chess.F3] == tracker.ours[chess.F3]).all()
+    tracker.on_opponent_move(None)
+    assert len(tracker.observations) == 4 and tracker.to_move == chess.WHITE and tracker.live_size > 1
+
+
+def test_recovery_does_not_start_a_merge_past_its_deadline() -> None:
+    """A stash of three million boards in two blocks takes seconds to merge (deduplicate, shuffle). With
+    0.3 s for recovery the merge is not started: the tracker rebuilds at once and keeps the stash."""
+    tracker = _first_black_replies(seed=0, cap=1)
+    rng = np.random.default_rng(0)
+    for _ in range(2):
+        tracker._stash.add(2, rng.integers(0, 13, size=(1_500_000, 66), dtype=np.int8))
+    stashed = tracker.stashed_size
+    assert stashed * MERGE_SECONDS_PER_ROW > 1.0
+    tracker.recovery_seconds = 0.3
+    live = _board_of(tracker.rows[0])
+    square = chess.E6
+    # Every square of the window shown the other way round from the live board: it contradicts it.
+    seen = [
+        (sq, None if live.piece_at(sq) else chess.Piece(chess.PAWN, chess.BLACK))
+        for sq in sense_window(square)
+    ]
+    started = time.perf_counter()
+    tracker.on_sense(square, seen)
+    elapsed = time.perf_counter() - started
+    assert tracker.stats.recoveries_timed_out == 1 and tracker.stats.rebuilds == 1
+    assert tracker.recoveries == 0  # no recovery was started
+    assert tracker.stashed_size == stashed
+    assert elapsed < 1.0
+
+
+def _digest(observer: Observer) -> str:
+    """A fingerprint of a tracker's whole course: sizes after every observation, final rows, stashes."""
+    digest = hashlib.sha256()
+    for entry in observer.tracker.stats.history:
+        digest.update(repr(entry).encode())
+    digest.update(observer.tracker.rows.tobytes())
+    for stash in observer.tracker.stashes:
+        digest.update(str(stash.index).encode())
+        digest.update(stash.rows.tobytes())
+    return digest.hexdigest()[:16]
+
+
+@pytest.mark.parametrize(
+    ("name", "color", "cap", "seed", "slack", "expected"),
+    [
+        ("random", chess.WHITE, 8, 1, 4, "8afdda59055d5c44"),  # 59 recoveries, 28 samplings
+        ("attacker", chess.BLACK, 16, 2, 1, "4de38bf0dc75099c"),
+        ("random", chess.BLACK, 32, 3, 20, "934f9033ad22fed4"),
+    ],
+)
+def test_same_boards_and_draws_as_before_the_split(
+    name: str, color: chess.Color, cap: int, seed: int, slack: int, expected: str
+) -> None:
+    """Seeded games give the tracker the same rows, stashes and sizes after every observation as the
+    single-module tracker did (fingerprints taken from it, commit 4d1d408): the split changed no draw."""
+    assert _digest(observe_game(OPPONENTS[name], color, cap, seed, 12, slack)) == expected
+
+
+def test_settings_by_keyword_config_or_the_deprecated_positional_form() -> None:
+    config = BeliefConfig(max_cap=5, seed=1, max_stashed=1000, expansion_slack=2)
+    by_config = BeliefTracker(chess.WHITE, config=config)
+    by_keyword = BeliefTracker(chess.WHITE, cap=5, seed=1, max_stashed=1000, expansion_slack=2)
+    with pytest.warns(DeprecationWarning, match="positional"):
+        by_position = BeliefTracker(chess.WHITE, None, 5, 1, 1000, 2)
+    for tracker in (by_config, by_keyword, by_position):
+        assert (tracker.cap, tracker.max_stashed, tracker.expansion_slack) == (5, 1000, 2)
+        tracker.on_own_move(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
+        tracker.on_opponent_move(None)
+    assert by_config.rows.tobytes() == by_keyword.rows.tobytes() == by_position.rows.tobytes()
+    with pytest.raises(TypeError, match="not both"):
+        BeliefTracker(chess.WHITE, config=config, cap=5)

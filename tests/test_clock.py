@@ -1,11 +1,12 @@
-"""The clock never budgets past the time left minus its margin, and simulated games never flag."""
+"""The clock never budgets past the time left minus its margin, and simulated games with untimed work
+never flag."""
 
 from __future__ import annotations
 
 import pytest
 
-from rbc_bot.clock import Clock
-from rbc_bot.config import BeliefConfig, ClockConfig
+from rbc_bot.clock import Clock, panic_move_config
+from rbc_bot.config import BeliefConfig, BotConfig, ClockConfig, MoveConfig, validate
 
 CLOCKS = [(900.0, 5.0), (120.0, 5.0), (60.0, 2.0), (60.0, 0.0), (45.0, 2.0), (10.0, 0.0), (1.0, 0.0)]
 SECONDS_LEFT = [
@@ -66,25 +67,75 @@ def test_budget_with_other_margins(margin: float) -> None:
         assert clock.budget(left).total <= max(0.0, left - margin) + 1e-12
 
 
-@pytest.mark.parametrize(
-    ("seconds", "increment"), [(60.0, 0.0), (900.0, 5.0), (120.0, 5.0), (45.0, 2.0), (10.0, 0.0)]
-)
-@pytest.mark.parametrize("overhead", [0.0, 0.02])
-def test_simulated_game_never_flags(seconds: float, increment: float, overhead: float) -> None:
-    """150 turns spending the whole budget plus a fixed overhead per turn (the Player calls, the game's
-    own bookkeeping), the increment added after each move as reconchess does."""
-    config = ClockConfig()
-    clock = Clock(config, increment)
-    left = seconds
-    lowest = left
-    for _ in range(150):
-        budget = clock.budget(left)
-        left -= budget.total + overhead
-        assert left > 0, f"flagged at turn {clock.turns_played}"
+# The model of a turn. Untimed work: the belief expansion (before the sense, on our clock, sized by the
+# cap the previous turn's budget set) on a machine twice as slow as Clock.belief_cap assumes, the Player
+# calls' overhead, and every fifth turn a recovery that runs to its time bound (the bot's
+# max(0.2 s, budget / 3)). Timed work overshoots its budget by 20 %.
+SLOWDOWN = 2.0
+OVERSHOOT = 1.2
+OVERHEAD = 0.03
+RECOVERY_EVERY = 5
+PARENTS_PER_SECOND = 15_000  # Clock.belief_cap's expansion speed
+
+
+def simulate(clock: Clock, seconds: float, increment: float, turns: int) -> tuple[int | None, float]:
+    """(the turn our flag falls, or None; the least time left after a move), the increment added after
+    each move as reconchess does."""
+    left = lowest = seconds
+    cap = BeliefConfig().max_cap  # the first turn expands a full-size belief
+    for turn in range(turns):
+        expansion = cap / PARENTS_PER_SECOND * SLOWDOWN
+        budget = clock.budget(left - expansion)  # the bot reads the clock after the expansion
+        used = expansion + budget.total * OVERSHOOT + OVERHEAD
+        if turn % RECOVERY_EVERY == 0:
+            used += max(0.2, budget.total / 3)
+        cap = Clock.belief_cap(BeliefConfig(), budget)
+        left -= used
+        if left <= 0:
+            return turn, lowest
         lowest = min(lowest, left)
         left += increment
         clock.end_turn()
-    if overhead == 0.0 and seconds > config.margin:
-        assert lowest >= config.margin - 1e-9  # the margin is never spent by the budget itself
+    return None, lowest
+
+
+@pytest.mark.parametrize(
+    ("seconds", "increment", "turns"),
+    [
+        *[(seconds, increment, 150) for seconds, increment in CLOCKS if increment > 0],
+        (20.0, 2.0, 150),
+        *[(seconds, 0.0, 80) for seconds in (60.0, 30.0, 15.0)],
+    ],
+)
+def test_simulated_game_with_untimed_work_never_flags(seconds: float, increment: float, turns: int) -> None:
+    """Games of ``turns`` turns (no-increment games: 160 plies, longer than most RBC games) whose turns
+    cost more than the budget (the model above) never flag, and the clock is actually used."""
+    flagged, lowest = simulate(Clock(ClockConfig(), increment), seconds, increment, turns)
+    assert flagged is None, f"flagged at turn {flagged}"
     if seconds >= 60:
-        assert lowest < seconds / 2  # and the clock is actually used, not hoarded
+        assert lowest < seconds / 2  # the clock is used, not hoarded
+
+
+@pytest.mark.parametrize(("seconds", "increment"), [(900.0, 5.0), (120.0, 5.0), (60.0, 2.0), (60.0, 0.0)])
+def test_the_model_flags_a_clock_without_margin_or_panic(seconds: float, increment: float) -> None:
+    """The simulation can fail: a clock that keeps no margin, never panics and plans for 20 turns spends
+    its time before the untimed work is paid for."""
+    naive = ClockConfig(margin=0.0, panic=0.0, min_turns_left=1, expected_turns=20)
+    flagged, _ = simulate(Clock(naive, increment), seconds, increment, 150)
+    assert flagged is not None
+
+
+def test_panic_move_config_derives_from_the_users() -> None:
+    """The default settings give the panic selector the bot has always used; the user's other settings
+    (aggregate, bonuses) are kept, and limits below the panic ones are never raised."""
+    assert panic_move_config(MoveConfig()) == MoveConfig(
+        top_k=1, max_candidates=4, max_boards=8, min_boards=2, consider_pass=True
+    )
+    user = MoveConfig(aggregate="mix", mix_min_weight=0.3, quiet_check_bonus=0.0, max_boards=5, min_boards=5)
+    panic = panic_move_config(user)
+    assert (panic.aggregate, panic.mix_min_weight, panic.quiet_check_bonus) == ("mix", 0.3, 0.0)
+    assert (panic.top_k, panic.max_candidates, panic.max_boards, panic.min_boards) == (1, 4, 5, 2)
+    config = BotConfig(move=panic)
+    validate(config)
+    tiny = panic_move_config(MoveConfig(max_boards=1, min_boards=1, max_candidates=2))
+    assert (tiny.max_boards, tiny.min_boards, tiny.max_candidates) == (1, 1, 2)

@@ -1,6 +1,6 @@
 """Engine lookup, engine safety and engine recovery, against the real Stockfish.
 
-Every board class that crashes Stockfish 15.1 or hangs python-chess (perf-notes section 4) goes through
+Every board class that crashes Stockfish 15.1 or hangs python-chess (rbc_bot.engine_safety) goes through
 the pool here; the pool must answer with the right kind of score and without a single restart.
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 import chess
 import pytest
 
-from rbc_bot import engine
+from rbc_bot import engine, engine_lookup, uci
 from rbc_bot.engine import (
     KING_CAPTURE_SCORE,
     MATE_SCORE,
@@ -29,8 +29,9 @@ from rbc_bot.engine import (
     engine_safe_board,
     find_stockfish,
     king_capture_moves,
-    score_to_cp,
 )
+from rbc_bot.engine_safety import safe_fen
+from rbc_bot.uci import score_to_cp
 
 NODES = 200
 MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 9"
@@ -64,10 +65,10 @@ def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
         "system": tmp_path / "usr_games" / "stockfish",
     }
     paths["path_dir"].mkdir()
-    monkeypatch.setattr(engine, "BUNDLED_PATH", paths["bundled"])
-    monkeypatch.setattr(engine, "SYSTEM_PATH", paths["system"])
+    monkeypatch.setattr(engine_lookup, "BUNDLED_PATH", paths["bundled"])
+    monkeypatch.setattr(engine_lookup, "SYSTEM_PATH", paths["system"])
     monkeypatch.setenv("PATH", str(paths["path_dir"]))
-    monkeypatch.delenv(engine.ENV_VAR, raising=False)
+    monkeypatch.delenv(engine_lookup.ENV_VAR, raising=False)
     return paths
 
 
@@ -79,7 +80,7 @@ def test_lookup_order(places: dict[str, Path], tmp_path: Path, monkeypatch: pyte
     bundled = _fake_engine(places["bundled"].parent)
     assert find_stockfish() == bundled
     env = _fake_engine(places["env"].parent)
-    monkeypatch.setenv(engine.ENV_VAR, str(env))
+    monkeypatch.setenv(engine_lookup.ENV_VAR, str(env))
     assert find_stockfish() == env
     explicit = _fake_engine(tmp_path / "explicit", "my-engine")
     assert find_stockfish(explicit) == explicit
@@ -109,18 +110,18 @@ def test_bad_env_var_warns_and_falls_through(
     places: dict[str, Path], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     system = _fake_engine(places["system"].parent)
-    monkeypatch.setenv(engine.ENV_VAR, "/no/such/stockfish")
+    monkeypatch.setenv(engine_lookup.ENV_VAR, "/no/such/stockfish")
     assert find_stockfish() == system
     assert "/no/such/stockfish" in caplog.text
 
 
 def test_not_found_names_every_place(places: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(engine.ENV_VAR, "/no/such/stockfish")
+    monkeypatch.setenv(engine_lookup.ENV_VAR, "/no/such/stockfish")
     with pytest.raises(StockfishNotFoundError) as info:
         find_stockfish()
     message = str(info.value)
     for expected in (
-        engine.ENV_VAR,
+        engine_lookup.ENV_VAR,
         "/no/such/stockfish",
         str(places["bundled"]),
         "PATH",
@@ -160,7 +161,7 @@ def test_king_capture_moves() -> None:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Crash-prone classes (perf-notes section 4)
+# Crash-prone classes (rbc_bot.engine_safety)
 
 
 def _middlegame_king_capturable() -> chess.Board:
@@ -170,9 +171,9 @@ def _middlegame_king_capturable() -> chess.Board:
 
 def test_unguarded_stockfish_really_dies() -> None:
     """The premise of the guards: the raw FEN of a capturable king kills Stockfish 15.1."""
-    process = engine._UciProcess(find_stockfish(), hash_mb=16, timeout=5.0)
+    process = uci.UciProcess(find_stockfish(), hash_mb=16, timeout=5.0)
     try:
-        with pytest.raises(engine._EngineFailure):
+        with pytest.raises(uci.EngineFailure):
             process.search([_middlegame_king_capturable().fen()], "go depth 1", lambda i, r: None)
     finally:
         process.kill()
@@ -299,7 +300,7 @@ def test_safe_fen_is_python_chess_fen() -> None:
     safe_boards = [s for s in map(engine_safe_board, _rbc_boards(1000, seed=5)) if s is not None]
     safe_boards.append(engine_safe_board(chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w Kq d6 0 30")))  # type: ignore[arg-type]
     assert len(safe_boards) > 800
-    assert [engine.safe_fen(s) for s in safe_boards] == [s.fen() for s in safe_boards]
+    assert [safe_fen(s) for s in safe_boards] == [s.fen() for s in safe_boards]
 
 
 def test_random_rbc_boards_never_crash(pool: EnginePool) -> None:
@@ -355,28 +356,29 @@ def test_deterministic_mode_repeats_scores(pool: EnginePool) -> None:
 
 def test_killed_engine_is_restarted_mid_call(caplog: pytest.LogCaptureFixture) -> None:
     boards = [b for b in _rbc_boards(400, seed=3) if engine_safe_board(b) is not None][:200]
-    original_search = engine._UciProcess.search
+    original_search = uci.UciProcess.search
     with EnginePool(workers=2, timeout=5.0) as killed_pool:
         victim = killed_pool.pids[0]
 
         def search_and_kill(
-            self: engine._UciProcess,
+            self: uci.UciProcess,
             fens: Sequence[str],
             go: str,
-            done: Callable[[int, engine._Search], None],
+            done: Callable[[int, uci.SearchResult], None],
+            timeout: float | None = None,
         ) -> None:
-            def done_then_kill(index: int, result: engine._Search) -> None:
+            def done_then_kill(index: int, result: uci.SearchResult) -> None:
                 done(index, result)
                 if self.pid == victim and index == 10:  # SIGKILL it with searches still in flight
                     os.kill(victim, signal.SIGKILL)
 
-            original_search(self, fens, go, done_then_kill)
+            original_search(self, fens, go, done_then_kill, timeout)
 
-        engine._UciProcess.search = search_and_kill  # type: ignore[method-assign]
+        uci.UciProcess.search = search_and_kill  # type: ignore[method-assign]
         try:
             scores = killed_pool.evaluate(boards, nodes=1000)
         finally:
-            engine._UciProcess.search = original_search  # type: ignore[method-assign]
+            uci.UciProcess.search = original_search  # type: ignore[method-assign]
         assert len(scores) == len(boards) and all(math.isfinite(s) for s in scores)
         assert killed_pool.stats.restarts == 1
         assert killed_pool.stats.fallbacks == 0  # the retry answered every board with the engine
@@ -405,12 +407,15 @@ done"""
 
 
 def test_hung_engine_times_out_restarts_and_falls_back(tmp_path: Path) -> None:
+    """A search past the pool's timeout restarts the engine; the retry hanging too gives it up: that
+    board and every later one are scored by material."""
     hung = _fake_engine(tmp_path, "hangfish", HUNG_ENGINE)
     board = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
     with EnginePool(hung, workers=1, timeout=0.3) as hung_pool:
         assert hung_pool.name == "Hangfish"
         assert hung_pool.evaluate([board], depth=1) == [500.0]  # material, after two timeouts
-        assert hung_pool.stats.restarts == 2  # killed and restarted after the first try and the retry
+        assert hung_pool.stats.restarts == 1  # killed and restarted after the first try
+        assert hung_pool.stats.hangs == 1 and hung_pool.material_only  # given up after the retry
         assert hung_pool.stats.fallbacks == 1
 
 
@@ -455,8 +460,8 @@ done"""
 
 
 def test_bound_line_never_replaces_an_exact_score(tmp_path: Path) -> None:
-    """Stockfish 15.1 stopped by a node limit can end on a fail-low line (seen at 1000 nodes from the
-    start position): the last exact score is the one to trust."""
+    """Stockfish 15.1 stopped by a node limit can end on a fail-low line (it does at 1000 nodes from
+    the start position): the last exact score is the one to trust."""
     scripted = _fake_engine(tmp_path, "scripted", SCRIPTED_ENGINE)
     with EnginePool(scripted, workers=1) as scripted_pool:
         assert scripted_pool.evaluate([chess.Board()], nodes=1000) == [58.0]
@@ -498,5 +503,5 @@ def test_install_script_finds_what_the_lookup_finds(tmp_path: Path) -> None:
     assert default.returncode == 0, default.stderr
     assert str(find_stockfish()) in default.stdout
     fake = _fake_engine(tmp_path)
-    from_env = _install_sh({**os.environ, engine.ENV_VAR: str(fake)})
+    from_env = _install_sh({**os.environ, engine_lookup.ENV_VAR: str(fake)})
     assert from_env.returncode == 0 and str(fake) in from_env.stdout

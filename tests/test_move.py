@@ -200,10 +200,24 @@ def test_aggregates_are_expected_scores() -> None:
         aggregate(won_and_level, "max", 0.3)
 
 
-def test_single_legal_choice_and_empty_belief(scorer: Scorer) -> None:
+def test_single_legal_choice(scorer: Scorer) -> None:
+    """One request offered (Rxd5, winning the queen): without the pass it is the only candidate and is
+    chosen without scoring; with the pass both are scored and the capture wins."""
+    board = chess.Board("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1")
+    only = chess.Move.from_uci("d2d5")
+    no_pass = MoveConfig(consider_pass=False)
+    decision = choose_move([board], [only], scorer, no_pass, 2.0, np.random.default_rng(0))
+    assert (decision.move, decision.reason, decision.evaluations) == (only, "only-move", 0)
+    decision = choose_move([board], [only], scorer, MoveConfig(), 2.0, np.random.default_rng(0))
+    assert (decision.move, decision.reason) == (only, "best-worst")
+    assert [c.move for c in decision.candidates] == [only, None]
+    assert decision.candidates[0].worst > decision.candidates[1].worst + 500
+
+
+def test_empty_belief(scorer: Scorer) -> None:
     assert decide([], scorer).reason == "no-boards"
     decision = choose_move([], [], scorer, MoveConfig(), 1.0, np.random.default_rng(0))
-    assert decision.move is None
+    assert (decision.move, decision.reason, decision.candidates) == (None, "no-boards", [])
 
 
 def test_search_time_caps_fit_the_budget_and_the_engine_timeout(scorer: Scorer) -> None:

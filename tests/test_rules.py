@@ -8,9 +8,11 @@ import chess
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reconchess import LocalGame
 from reconchess.utilities import capture_square_of_move, move_actions, revise_move
 
-from rbc_bot.belief import decode, encode, expand, filter_own_move
+from rbc_bot.belief_ops import expand, filter_own_move
+from rbc_bot.belief_rows import decode, encode
 from rbc_bot.rules import inward, opponent_moves, revise, sense_window
 
 
@@ -64,11 +66,38 @@ def test_own_move_filter_matches_revise(game_boards: list[chess.Board]) -> None:
             assert len(filter_own_move(row, us, request, taken, wrong_capture)) == 0
 
 
-def test_reconchess_revise_is_what_we_call(game_boards: list[chess.Board]) -> None:
-    for board in game_boards[:2000]:
-        for request in move_actions(board)[:5]:
-            taken = revise_move(board, request)
-            assert revise(board, request) == (taken, capture_square_of_move(board, taken))
+def _local_game_move(board: chess.Board, request: chess.Move | None) -> tuple[object, ...]:
+    """What reconchess's arbiter does with ``request`` on ``board``: LocalGame.move's answer and the
+    position after it."""
+    game = LocalGame(seconds_per_player=None)
+    game.board = board.copy(stack=False)
+    game.turn = board.turn
+    game.start()
+    _, taken, capture_square = game.move(request)
+    return taken, capture_square, game.board.fen()
+
+
+def test_revise_does_what_the_local_game_does(game_boards: list[chess.Board]) -> None:
+    """On real-game boards, every request (pawn moves to the last rank also without a promotion piece,
+    which the arbiter makes a queen promotion, and the pass) is taken, and captures, as LocalGame.move
+    takes it; pushing our answer gives the arbiter's position."""
+    rng = random.Random(5)
+    checked = {"revised": 0, "promoted": 0, "captures": 0}
+    for board in game_boards[:6000:3]:
+        requests: list[chess.Move | None] = [None, *rng.sample(move_actions(board), 6)]
+        requests += [chess.Move(m.from_square, m.to_square) for m in move_actions(board) if m.promotion]
+        for request in requests:
+            taken, capture_square = revise(board, request)
+            after = board.copy(stack=False)
+            after.push(taken if taken is not None else chess.Move.null())
+            assert (taken, capture_square, after.fen()) == _local_game_move(board, request), (
+                board.fen(),
+                request,
+            )
+            checked["revised"] += request is not None and taken != request
+            checked["promoted"] += request is not None and taken is not None and taken.promotion is not None
+            checked["captures"] += capture_square is not None
+    assert min(checked.values()) > 20, checked  # the positions exercise every branch
 
 
 def test_decode_round_trip(game_boards: list[chess.Board]) -> None:

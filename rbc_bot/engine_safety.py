@@ -1,0 +1,116 @@
+"""What Stockfish must never be fed, and how positions it can't take are scored without it.
+
+Stockfish 15.1 dies with SIGSEGV when the side to move can capture the king, when a king is missing, and
+on castling rights without rooks -- all common in RBC belief boards -- and python-chess can block forever
+on a move history whose root is illegal. So every board is sanitised by :func:`engine_safe_board` and
+sent as a bare FEN (:func:`safe_fen`); the rest are scored by :func:`fallback_score` (a won or lost
+king, else material), which is also the scoring of a game whose engine can't be kept alive.
+"""
+
+from __future__ import annotations
+
+import re
+
+import chess
+
+KING_CAPTURE_SCORE = 30_000
+"""Side to move can capture the enemy king (a won RBC game), in centipawns from the side to move."""
+
+PIECE_VALUES = {chess.PAWN: 100, chess.KNIGHT: 300, chess.BISHOP: 300, chess.ROOK: 500, chess.QUEEN: 900}
+
+
+def can_capture_king(board: chess.Board) -> bool:
+    """True when the side to move attacks the enemy king (it wins by taking it in RBC)."""
+    king = board.king(not board.turn)
+    return king is not None and board.is_attacked_by(board.turn, king)
+
+
+def king_capture_moves(board: chess.Board) -> list[chess.Move]:
+    """Every move of the side to move that captures the enemy king (pawns promote to a queen)."""
+    king = board.king(not board.turn)
+    if king is None:
+        return []
+    moves = []
+    back_rank = 7 if board.turn == chess.WHITE else 0
+    for attacker in board.attackers(board.turn, king):
+        pawn_promotes = board.piece_type_at(attacker) == chess.PAWN and chess.square_rank(king) == back_rank
+        moves.append(chess.Move(attacker, king, promotion=chess.QUEEN if pawn_promotes else None))
+    return moves
+
+
+def engine_safe_board(board: chess.Board) -> chess.Board | None:
+    """A copy Stockfish 15.1 can search (no move stack, clean castling rights, en passant only when a
+    legal en-passant capture exists), or None when it can't take the position at all: a king missing, the
+    enemy king capturable (the caller scores that as a win), or ``is_valid()`` false for another reason.
+    """
+    if board.king(chess.WHITE) is None or board.king(chess.BLACK) is None:
+        return None
+    if can_capture_king(board):
+        return None
+    safe = board.copy(stack=False)
+    safe.castling_rights = safe.clean_castling_rights()
+    if safe.ep_square is not None and not safe.has_legal_en_passant():
+        safe.ep_square = None
+    if not safe.is_valid():
+        return None
+    return safe
+
+
+_SYMBOLS = [(c, t, chess.Piece(t, c).symbol()) for c in chess.COLORS for t in chess.PIECE_TYPES]
+_EMPTY_RUN = re.compile("1+")
+_CASTLING = ((chess.BB_H1, "K"), (chess.BB_A1, "Q"), (chess.BB_H8, "k"), (chess.BB_A8, "q"))
+
+
+def safe_fen(safe: chess.Board) -> str:
+    """``safe.fen()`` for a board from :func:`engine_safe_board`, about twice as fast: FEN building is
+    a large share of the Python cost of a depth-1 evaluation. Relies on the sanitising: castling rights
+    are corners only, and the en-passant square is a legal one."""
+    cells = ["1"] * 64
+    for color, piece_type, symbol in _SYMBOLS:
+        for square in chess.scan_forward(safe.pieces_mask(piece_type, color)):
+            cells[square] = symbol
+    placement = _EMPTY_RUN.sub(
+        lambda run: str(len(run.group())),
+        "/".join("".join(cells[r * 8 : r * 8 + 8]) for r in range(7, -1, -1)),
+    )
+    castling = "".join(letter for mask, letter in _CASTLING if safe.castling_rights & mask) or "-"
+    ep = chess.SQUARE_NAMES[safe.ep_square] if safe.ep_square is not None else "-"
+    turn = "w" if safe.turn else "b"
+    return f"{placement} {turn} {castling} {ep} {safe.halfmove_clock} {safe.fullmove_number}"
+
+
+def fallback_score(board: chess.Board) -> float:
+    """Score of a board the engine can't take, for the side to move: a capturable enemy king or a
+    missing king decides the game; anything else is counted as material."""
+    own_king, their_king = board.king(board.turn), board.king(not board.turn)
+    if own_king is not None and their_king is None:
+        return float(KING_CAPTURE_SCORE)
+    if own_king is None and their_king is not None:
+        return float(-KING_CAPTURE_SCORE)
+    if can_capture_king(board):
+        return float(KING_CAPTURE_SCORE)
+    return float(material_balance(board))
+
+
+def material_balance(board: chess.Board) -> int:
+    """Material of the side to move minus the opponent's, in centipawns."""
+    total = 0
+    for piece_type, value in PIECE_VALUES.items():
+        total += value * (
+            len(board.pieces(piece_type, board.turn)) - len(board.pieces(piece_type, not board.turn))
+        )
+    return total
+
+
+def fallback_top_moves(board: chess.Board, k: int) -> list[tuple[chess.Move, float]]:
+    """Top moves without the engine: king captures first, then pseudo-legal moves by material after."""
+    captures = king_capture_moves(board)
+    if captures:
+        return [(move, float(KING_CAPTURE_SCORE)) for move in captures[:k]]
+    scored = []
+    for move in board.pseudo_legal_moves:
+        after = board.copy(stack=False)  # never touch the caller's board, even briefly
+        after.push(move)
+        scored.append((move, -float(material_balance(after))))
+    scored.sort(key=lambda item: -item[1])
+    return scored[:k]
