@@ -15,7 +15,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -69,16 +68,18 @@ class BeliefTracker:
         self,
         color: chess.Color,
         board: chess.Board | None = None,
-        *positional: int | None,
+        *,
         config: BeliefConfig | None = None,
         cap: int | None = None,
         seed: int = 0,
         max_stashed: int | None = None,
         expansion_slack: int = 1,
     ) -> None:
-        cap, seed, max_stashed, expansion_slack = _settings(
-            positional, config, (cap, seed, max_stashed, expansion_slack)
-        )
+        if config is not None:
+            if (cap, seed, max_stashed, expansion_slack) != (None, 0, None, 1):
+                raise TypeError("pass BeliefTracker either config or the separate settings, not both")
+            cap, seed, max_stashed = config.max_cap, config.seed, config.max_stashed
+            expansion_slack = config.expansion_slack
         if cap is not None and cap < 1:
             raise ValueError(f"belief cap must be >= 1 or None, not {cap}")
         if expansion_slack < 1:
@@ -300,29 +301,6 @@ class BeliefTracker:
         log.error("belief: every board and stash contradicted by %s; rebuilding from %d boards",
                   observation, len(previous))  # fmt: skip
         return force_observation(previous, observation, self.color, self._ours)
-
-
-_Settings = tuple[int | None, int, int | None, int]  # cap, seed, max_stashed, expansion_slack
-
-
-def _settings(
-    positional: tuple[int | None, ...], config: BeliefConfig | None, keywords: _Settings
-) -> _Settings:
-    """The tracker's settings from exactly one of: the deprecated positional form, a config, keywords."""
-    if positional:
-        warnings.warn(
-            "BeliefTracker's settings are keywords (or config=BeliefConfig); positional is deprecated",
-            DeprecationWarning,
-            stacklevel=3,
-        )
-        if len(positional) > 4 or config is not None or keywords != (None, 0, None, 1):
-            raise TypeError("BeliefTracker takes at most 4 positional settings, and not with keywords")
-        return (*positional, *keywords[len(positional) :])  # type: ignore[return-value]
-    if config is not None:
-        if keywords != (None, 0, None, 1):
-            raise TypeError("pass BeliefTracker either config or the separate settings, not both")
-        return config.max_cap, config.seed, config.max_stashed, config.expansion_slack
-    return keywords
 
 
 def _past(deadline: float | None) -> bool:

@@ -7,7 +7,6 @@ logs the traceback and returns a legal fallback (a central sense, a king capture
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import logging
@@ -23,8 +22,8 @@ import numpy as np
 from reconchess import GameHistory, Player, WinReason
 
 from rbc_bot.belief import BeliefTracker, decode, piece_code
-from rbc_bot.clock import Clock, TurnBudget
-from rbc_bot.config import BotConfig, MoveConfig
+from rbc_bot.clock import Clock, TurnBudget, panic_move_config
+from rbc_bot.config import BotConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.move import (
     MoveDecision,
@@ -44,13 +43,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 DANGER_SAMPLE = 2_000  # boards checked for an attacked king when choosing the sense
 PROGRESS_AFTER_PLIES = 40  # plies without capture or pawn move before progress earns a bonus
 CHOICE_SAMPLE = 3_000  # boards the move selector sees at most (king captures and check escapes among them)
-
-
-def panic_move_config(config: MoveConfig) -> MoveConfig:
-    """The user's move settings, cut to the least work that still chooses a sensible move."""
-    return dataclasses.replace(
-        config, top_k=1, max_candidates=4, max_boards=8, min_boards=2, consider_pass=True
-    )
 
 
 def guarded(fallback: Callable[..., Any]) -> Callable[[F], F]:
@@ -123,10 +115,7 @@ class RbcBot(Player):
     def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
         self.color = color
         self.opponent_name = opponent_name
-        belief = self.config.belief
-        self.tracker = BeliefTracker(
-            color, board, belief.max_cap, belief.seed, belief.max_stashed, belief.expansion_slack
-        )
+        self.tracker = BeliefTracker(color, board, config=self.config.belief)
         self.tracker.recovery_seconds = 2.0
         random.seed(self.config.belief.seed)
         self._start_engine()

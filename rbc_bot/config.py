@@ -63,7 +63,7 @@ class EngineConfig:
     material_only: bool = False  # no engine at all: score by material (only when asked for)
     workers: int = 2  # engine processes (one per core is fastest)
     hash_mb: int = 16
-    timeout: float = 20.0  # seconds one search may take before the engine is restarted
+    timeout: float = 20.0  # seconds a search without a time limit (node limits) may take before a restart
     depth: int = 1  # least search depth for scoring positions (cost is per call, not per node)
     max_depth: int = 24  # deepest search when few positions leave time for it (time-capped too)
     nodes: int | None = None  # node limit instead of depth (deterministic with workers=1)

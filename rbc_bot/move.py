@@ -71,7 +71,7 @@ class Scorer:
     """
 
     DEPTH_GROWTH = 1.8  # cost ratio of one more ply (measured on the go: the estimate self-corrects)
-    MULTIPV_COST = 3  # a MultiPV search costs about this many single evaluations (perf-notes.md)
+    MULTIPV_COST = 3  # a MultiPV search costs about this many single evaluations (benchmarks/engine.py)
     DEEPEN_WHEN_LEFT = 0.5  # share of the scoring budget still unused that buys a deeper pass
 
     def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:

@@ -463,16 +463,16 @@ def test_same_boards_and_draws_as_before_the_split(
     assert _digest(observe_game(OPPONENTS[name], color, cap, seed, 12, slack)) == expected
 
 
-def test_settings_by_keyword_config_or_the_deprecated_positional_form() -> None:
+def test_settings_by_keyword_or_config() -> None:
     config = BeliefConfig(max_cap=5, seed=1, max_stashed=1000, expansion_slack=2)
     by_config = BeliefTracker(chess.WHITE, config=config)
     by_keyword = BeliefTracker(chess.WHITE, cap=5, seed=1, max_stashed=1000, expansion_slack=2)
-    with pytest.warns(DeprecationWarning, match="positional"):
-        by_position = BeliefTracker(chess.WHITE, None, 5, 1, 1000, 2)
-    for tracker in (by_config, by_keyword, by_position):
+    with pytest.raises(TypeError):
+        BeliefTracker(chess.WHITE, None, 5, 1, 1000, 2)  # type: ignore[misc]
+    for tracker in (by_config, by_keyword):
         assert (tracker.cap, tracker.max_stashed, tracker.expansion_slack) == (5, 1000, 2)
         tracker.on_own_move(chess.Move.from_uci("e2e4"), chess.Move.from_uci("e2e4"), None)
         tracker.on_opponent_move(None)
-    assert by_config.rows.tobytes() == by_keyword.rows.tobytes() == by_position.rows.tobytes()
+    assert by_config.rows.tobytes() == by_keyword.rows.tobytes()
     with pytest.raises(TypeError, match="not both"):
         BeliefTracker(chess.WHITE, config=config, cap=5)

@@ -407,15 +407,3 @@ def test_danger_sense_for_a_rare_threat_in_a_small_belief_or_when_ahead() -> Non
                 }
         finally:
             bot.close()
-
-
-def test_panic_move_config_keeps_the_users_choices() -> None:
-    """Short of time the bot does less work, but still chooses the way its user configured it."""
-    from rbc_bot.bot import panic_move_config
-
-    user = load_config(
-        None, ["move.aggregate=mix", "move.quiet_check_bonus=0", "move.king_capture_share=0.9"]
-    )
-    panic = panic_move_config(user.move)
-    assert (panic.aggregate, panic.quiet_check_bonus, panic.king_capture_share) == ("mix", 0.0, 0.9)
-    assert panic.max_boards < user.move.max_boards and panic.max_candidates < user.move.max_candidates
