@@ -24,7 +24,7 @@ from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot
 from reconchess.history import GameHistoryDecoder
 
-from rbc_bot.server.testing import RUN_BOT, ServerProcess, invite
+from server_helpers import RUN_BOT, ServerProcess, invite
 
 A, B = ("alice", "pw-a"), ("bob", "pw-b")
 SHORT = ["--full-turn-limit", "5", "--seconds", "120", "--increment", "0"]
@@ -160,7 +160,7 @@ def test_connect_survives_a_server_restart_while_waiting(tmp_path: Path) -> None
 
 def test_injected_5xx_are_retried_and_the_game_completes(tmp_path: Path) -> None:
     with ServerProcess(
-        tmp_path / "faults.sqlite3", users=[A, B], extra=[*SHORT, "--fail-every", "6"]
+        tmp_path / "faults.sqlite3", users=[A, B], extra=SHORT, fail_every=6
     ) as server:
         client = ConnectProcess(tmp_path, server.url, A, "random")
         try:

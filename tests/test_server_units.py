@@ -69,7 +69,7 @@ def test_ladder_pairs_only_active_ranked_users_with_free_slots(store: Store) -> 
     assert board[black]["wins"] == 1 and board[black]["rating"] > 1500 > board[row["white"]]["rating"]
 
 
-def test_unknown_game_is_404_and_non_player_401(store: Store) -> None:
+def test_unknown_game_is_404_and_non_player_403(store: Store) -> None:
     store.add_user("a", "pw")
     store.add_user("b", "pw")
     service = GameService(store, GameSettings())
@@ -79,7 +79,7 @@ def test_unknown_game_is_404_and_non_player_401(store: Store) -> None:
     game_id, _ = service.create_game("a", "b", ["b"])
     with pytest.raises(GameError) as outsider:
         service.get(game_id).color_of("c")
-    assert outsider.value.status == 401
+    assert outsider.value.status == 403
 
 
 def test_ready_timeout_makes_the_absent_player_lose_on_time(store: Store) -> None:

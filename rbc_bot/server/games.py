@@ -3,7 +3,7 @@
 LocalGame is the rules reference but trusts its caller: it does not check whose turn it is, the
 order sense -> move -> end_turn, or the clock before accepting an action. ``ServerGame`` adds a
 lock, that phase machine and the clock checks, and turns every refusal into a ``GameError``
-carrying the HTTP status the official API documents (400, 401).
+carrying the HTTP status the official API documents (400, 403 for a user not in the game).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from reconchess import GameHistory, LocalGame, WinReason
 from reconchess.history import GameHistoryEncoder
 from reconchess.utilities import move_actions as rbc_move_actions
 
+from rbc_bot.server.errors import ApiError
 from rbc_bot.server.store import Store
 
 logger = logging.getLogger(__name__)
@@ -28,13 +29,11 @@ logger = logging.getLogger(__name__)
 SENSE, MOVE, END_TURN = "sense", "move", "end_turn"
 
 
-class GameError(Exception):
+class GameError(ApiError):
     """A refused game request: ``status`` is the HTTP code, the message says what is wrong."""
 
     def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
+        super().__init__(message, status)
 
 
 @dataclass(frozen=True)
@@ -119,7 +118,7 @@ class ServerGame:
         for color, name in self.names.items():
             if name == username:
                 return color
-        raise GameError(401, f"{username} is not a player in game {self.id}")
+        raise GameError(403, f"{username} is not a player in game {self.id}")
 
     def _refresh(self) -> None:
         """Finish the game if the rules say it is over (flag-fall is noticed here, lazily)."""
@@ -202,19 +201,24 @@ class ServerGame:
             if self.started:
                 self._refresh()
             elif now - self.created > self.settings.ready_timeout:
-                if not self.ready_colors:
-                    self._finalize(
-                        "aborted", f"neither player was ready within {self.settings.ready_timeout:g} s"
-                    )
-                else:
-                    # The absent player loses on time, exactly like a player who stops answering.
-                    (absent,) = {chess.WHITE, chess.BLACK} - self.ready_colors
-                    self.local.start()
-                    self.started = True
-                    self.local.seconds_left_by_color[absent] = 0
-                    self._finalize(
-                        note=f"{self.names[absent]} was not ready within {self.settings.ready_timeout:g} s"
-                    )
+                self._ready_timeout()
+
+    def _ready_timeout(self) -> None:
+        """Nobody ready: abort. One side absent: it loses on time, unless it never accepted."""
+        limit = f"{self.settings.ready_timeout:g} s"
+        if not self.ready_colors:
+            self._finalize("aborted", f"neither player was ready within {limit}")
+            return
+        (absent,) = {chess.WHITE, chess.BLACK} - self.ready_colors
+        name = self.names[absent]
+        if self.store.invitation_unaccepted(self.id, name):
+            # An invitation is an offer: declining it by silence is not a lost game.
+            self._finalize("aborted", f"{name} did not accept the invitation within {limit}")
+            return
+        self.local.start()
+        self.started = True
+        self.local.seconds_left_by_color[absent] = 0
+        self._finalize(note=f"{name} was not ready within {limit}")
 
     def abort(self, note: str) -> None:
         with self.lock:
@@ -393,14 +397,3 @@ class ServerGame:
         with self.lock:
             self._require_over("game history")
             return '{"game_history": ' + (self._history_json or history_json(GameHistory())) + "}"
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "white": self.names[chess.WHITE],
-            "black": self.names[chess.BLACK],
-            "status": self.status,
-            "winner_color": self.winner_color,
-            "win_reason": None if self.win_reason is None else self.win_reason.name,
-            "note": self.note,
-        }

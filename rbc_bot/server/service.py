@@ -14,12 +14,14 @@ from collections.abc import Callable
 
 import chess
 
+from rbc_bot.server.errors import quote
 from rbc_bot.server.games import GameError, GameSettings, ServerGame
 from rbc_bot.server.store import Store, StoreError
 
 logger = logging.getLogger(__name__)
 
 FINISHED_GAME_MEMORY = 120.0  # keep finished games in memory this long, for the clients' last requests
+MAX_OPEN_INVITATIONS = 8  # unaccepted invitations one user may have out at once
 
 
 class GameService:
@@ -53,10 +55,10 @@ class GameService:
         return len(rows)
 
     def create_game(
-        self, white: str, black: str, recipients: list[str], ranked: bool = False
+        self, white: str, black: str, recipients: list[str], ranked: bool = False, inviter: str = ""
     ) -> tuple[int, list[int]]:
         game_id, invitations = self.store.create_game(
-            white, black, recipients, self.settings.seconds, self.settings.increment, ranked
+            white, black, recipients, self.settings.seconds, self.settings.increment, ranked, inviter
         )
         game = ServerGame(game_id, white, black, self.settings, self.store, self._on_finish)
         with self._lock:
@@ -65,12 +67,19 @@ class GameService:
         return game_id, invitations
 
     def invite(self, inviter: str, opponent: str, inviter_color: bool) -> int:
-        if self.store.get_user(opponent) is None:
-            raise StoreError(f"unknown opponent {opponent!r}")
-        if opponent == inviter:
+        """A game against ``opponent`` (found by name key), who gets an invitation to it."""
+        user = self.store.get_user(opponent)
+        if user is None:
+            raise StoreError(f"unknown opponent {quote(opponent)}", 404)
+        if user.username == inviter:
             raise StoreError("cannot invite yourself")
-        white, black = (inviter, opponent) if inviter_color == chess.WHITE else (opponent, inviter)
-        game_id, _ = self.create_game(white, black, [opponent])
+        if self.store.open_invitations_sent(inviter) >= MAX_OPEN_INVITATIONS:
+            raise StoreError(
+                f"{inviter} already has {MAX_OPEN_INVITATIONS} invitations nobody has accepted yet", 429
+            )
+        name = user.username
+        white, black = (inviter, name) if inviter_color == chess.WHITE else (name, inviter)
+        game_id, _ = self.create_game(white, black, [name], inviter=inviter)
         return game_id
 
     def random_color(self) -> bool:

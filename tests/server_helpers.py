@@ -1,7 +1,8 @@
 """Helpers to run the real server as a separate process and play games on it (tests, benchmarks).
 
 The server runs as ``python run_bot.py serve ...`` in a subprocess, so tests exercise the same
-process boundary, sockets and signal handling a user gets.
+process boundary, sockets and signal handling a user gets. With ``fail_every`` it runs through
+``faulty_serve.py`` instead: the same command with a fault-injecting WSGI wrapper.
 """
 
 from __future__ import annotations
@@ -22,12 +23,16 @@ import reconchess
 import requests
 from reconchess import GameHistory, LocalGame, Player
 
-RUN_BOT = Path(__file__).resolve().parents[2] / "run_bot.py"
+RUN_BOT = Path(__file__).resolve().parents[1] / "run_bot.py"
+FAULTY_SERVE = Path(__file__).resolve().with_name("faulty_serve.py")
 URL_RE = re.compile(r"listening on (http://\S+)")
 
 
 class ServerProcess:
-    """``with ServerProcess(db, users=[("a", "pw")], extra=["--full-turn-limit", "5"]) as server:``"""
+    """``with ServerProcess(db, users=[("a", "pw")], extra=["--full-turn-limit", "5"]) as server:``
+
+    Users are created through ``--add-user NAME --password-file FILE`` (a 0600 file beside the db).
+    """
 
     def __init__(
         self,
@@ -37,6 +42,7 @@ class ServerProcess:
         port: int = 0,
         log_path: str | Path | None = None,
         env: dict[str, str] | None = None,
+        fail_every: int = 0,
     ) -> None:
         self.db = str(db)
         self.users = list(users)
@@ -44,14 +50,24 @@ class ServerProcess:
         self.port = port
         self.log_path = Path(log_path) if log_path else Path(self.db).with_suffix(".server.log")
         self.env = env
+        self.fail_every = fail_every
         self.url = ""
         self.proc: subprocess.Popen[str] | None = None
         self.stdout_lines: list[str] = []
 
     def start(self, timeout: float = 30.0) -> str:
-        cmd = [sys.executable, str(RUN_BOT), "-v", "serve", "--port", str(self.port), "--db", self.db]
-        for name, password in self.users:
-            cmd += ["--add-user", f"{name}:{password}"]
+        if self.fail_every:
+            cmd = [sys.executable, str(FAULTY_SERVE), str(self.fail_every)]
+        else:
+            cmd = [sys.executable, str(RUN_BOT)]
+        cmd += ["-v", "serve", "--port", str(self.port), "--db", self.db]
+        if self.users:
+            password_file = Path(self.db).with_suffix(".passwords")
+            password_file.touch(mode=0o600)
+            password_file.write_text("".join(f"{name}:{password}\n" for name, password in self.users))
+            cmd += ["--password-file", str(password_file)]
+            for name, _ in self.users:
+                cmd += ["--add-user", name]
         cmd += self.extra
         self._log = open(self.log_path, "a")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
