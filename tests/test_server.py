@@ -18,7 +18,6 @@ from reconchess import GameHistory, WinReason
 from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot
 from reconchess.history import GameHistoryDecoder
-
 from server_helpers import ServerProcess, accept_all, invite, play_game, replay_through_local_game
 
 A, B = ("alice", "pw-a"), ("bob", "pw-b")

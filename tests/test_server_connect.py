@@ -23,7 +23,6 @@ from reconchess import GameHistory, WinReason
 from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot
 from reconchess.history import GameHistoryDecoder
-
 from server_helpers import RUN_BOT, ServerProcess, invite
 
 A, B = ("alice", "pw-a"), ("bob", "pw-b")
@@ -159,9 +158,7 @@ def test_connect_survives_a_server_restart_while_waiting(tmp_path: Path) -> None
 
 
 def test_injected_5xx_are_retried_and_the_game_completes(tmp_path: Path) -> None:
-    with ServerProcess(
-        tmp_path / "faults.sqlite3", users=[A, B], extra=SHORT, fail_every=6
-    ) as server:
+    with ServerProcess(tmp_path / "faults.sqlite3", users=[A, B], extra=SHORT, fail_every=6) as server:
         client = ConnectProcess(tmp_path, server.url, A, "random")
         try:
             client.wait_for("connected to")

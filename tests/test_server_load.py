@@ -13,7 +13,6 @@ import requests
 from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot
 from reconchess.history import GameHistoryDecoder
-
 from server_helpers import ServerProcess, accept_all, invite, replay_through_local_game
 
 GAMES = 8

@@ -13,8 +13,9 @@ import os
 import sys
 from pathlib import Path
 
-from rbc_bot.server.errors import fail
+from rbc_bot.server.errors import ApiError, fail
 from rbc_bot.server.games import GameSettings
+from rbc_bot.server.names import check_username
 from rbc_bot.server.runner import Middleware, ServerOptions
 
 
@@ -92,6 +93,11 @@ def user_passwords(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
         raise UsageError(
             "--add-user takes a NAME only: give passwords with --password-env, --password-file or the prompt"
         )
+    for name in names:
+        try:
+            check_username(name)
+        except ApiError as exc:
+            raise UsageError(f"--add-user: {exc}") from None
     if not names:
         if args.password_env or args.password_file:
             raise UsageError("--password-env/--password-file need --add-user NAME")

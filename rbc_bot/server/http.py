@@ -7,6 +7,8 @@ Anything a hostile body can make the parser or those hooks raise is a 400, never
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -67,10 +69,27 @@ def request_body() -> dict[str, Any]:
     return body
 
 
+def basic_credentials() -> tuple[str, str] | tuple[None, None]:
+    """(username, password) from HTTP Basic auth, or (None, None).
+
+    The credentials are read as UTF-8, else as Latin-1: ``requests`` (the stock client) encodes
+    them as Latin-1, so a name like "Zoë" arrives in that form.
+    """
+    scheme, _, encoded = request.headers.get("Authorization", "").partition(" ")
+    if scheme.lower() != "basic":
+        return None, None
+    try:
+        raw = base64.b64decode(encoded.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        return None, None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        text = raw.decode("latin-1")
+    username, sep, password = text.partition(":")
+    return (username, password) if sep else (None, None)
+
+
 def current_user() -> str:
-    auth = request.authorization
-    return ctx().auth.check(
-        None if auth is None else auth.username,
-        None if auth is None else auth.password,
-        request.remote_addr,
-    )
+    username, password = basic_credentials()
+    return ctx().auth.check(username, password, request.remote_addr)

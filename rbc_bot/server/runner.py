@@ -22,6 +22,7 @@ from typing import Any, TextIO
 from waitress.server import create_server
 
 from rbc_bot.server.app import MAX_BODY, create_app
+from rbc_bot.server.errors import ApiError
 from rbc_bot.server.games import GameSettings
 from rbc_bot.server.ladder import Ladder
 from rbc_bot.server.service import GameService
@@ -58,7 +59,7 @@ def open_store(options: ServerOptions) -> Store:
         for name, password in options.users:
             store.add_user(name, password, replace=True)
             logger.info("user %s added/updated", name)
-    except ValueError as exc:
+    except (ValueError, ApiError) as exc:
         store.close()
         raise ServerStartError(f"cannot add user: {exc}") from None
     return store
