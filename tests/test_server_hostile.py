@@ -82,6 +82,8 @@ def probes(game: str) -> list[tuple[str, str, tuple[str, str] | None, bytes | No
         # bodies that are not objects, or not JSON at all
         ("POST", f"{game}/sense", A, b"\xff\xfe\x00", 400),
         ("POST", f"{game}/sense", A, body([1, 2]), 400),
+        ("POST", f"{game}/sense", A, body({"square": [0] * 5000}), 400),
+        ("POST", f"{game}/move", A, body({"requested_move": "x" * 5000}), 400),
         ("POST", "/api/users/", None, body({"type": "Move", "value": "e2e4"}), 400),
         # too big: a 10 MB username
         ("POST", "/api/users/", None, body({"username": "u" * 10_000_000, "password": "x"}), 413),

@@ -10,9 +10,10 @@ import chess
 import pytest
 
 from rbc_bot.server.client import Backoff
-from rbc_bot.server.games import GameError, GameSettings
+from rbc_bot.server.games import GameError
 from rbc_bot.server.ladder import Ladder, elo_update, leaderboard
 from rbc_bot.server.service import GameService
+from rbc_bot.server.settings import GameSettings
 from rbc_bot.server.store import Store, StoreError
 
 

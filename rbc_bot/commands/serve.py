@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 from rbc_bot.server.errors import ApiError, fail
-from rbc_bot.server.games import GameSettings
 from rbc_bot.server.names import check_username
 from rbc_bot.server.runner import Middleware, ServerOptions
+from rbc_bot.server.settings import GameSettings
 
 
 class UsageError(ValueError):

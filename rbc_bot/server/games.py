@@ -13,15 +13,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import chess
-from reconchess import GameHistory, LocalGame, WinReason
+from reconchess import GameHistory, WinReason
 from reconchess.history import GameHistoryEncoder
 from reconchess.utilities import move_actions as rbc_move_actions
 
-from rbc_bot.server.errors import ApiError
+from rbc_bot.server.errors import ApiError, quote
+from rbc_bot.server.settings import GameSettings
 from rbc_bot.server.store import Store
 
 logger = logging.getLogger(__name__)
@@ -34,25 +34,6 @@ class GameError(ApiError):
 
     def __init__(self, status: int, message: str) -> None:
         super().__init__(message, status)
-
-
-@dataclass(frozen=True)
-class GameSettings:
-    """LocalGame's constructor arguments plus the server's own time-outs (seconds)."""
-
-    seconds: float | None = 900
-    increment: float | None = 5
-    reversible_moves_limit: int | None = 100
-    full_turn_limit: int | None = None
-    ready_timeout: float = 300.0
-
-    def new_local_game(self) -> LocalGame:
-        return LocalGame(
-            seconds_per_player=self.seconds,
-            seconds_increment=self.increment,
-            reversible_moves_limit=self.reversible_moves_limit,
-            full_turn_limit=self.full_turn_limit,
-        )
 
 
 def history_json(history: GameHistory) -> str:
@@ -309,7 +290,7 @@ class ServerGame:
             raise GameError(400, 'malformed sense: expected {"square": int 0..63 or null}')
         square = body["square"]
         if square is not None and (type(square) is not int or not 0 <= square < 64):
-            raise GameError(400, f"malformed sense: square must be an int 0..63 or null, got {square!r}")
+            raise GameError(400, f"malformed sense: square must be an int 0..63 or null, got {quote(square)}")
         self._check_clock("sense")
         result = self.local.sense(square)
         self.phase = MOVE
@@ -325,12 +306,14 @@ class ServerGame:
             raise GameError(400, 'malformed move: expected {"requested_move": Move or null}')
         requested = body["requested_move"]
         if requested is not None and not isinstance(requested, chess.Move):
-            raise GameError(400, f"malformed move: requested_move must be a Move or null, got {requested!r}")
+            raise GameError(
+                400, f"malformed move: requested_move must be a Move or null, got {quote(requested)}"
+            )
         self._check_clock("move")
         try:
             result = self.local.move(requested)
         except ValueError as exc:
-            raise GameError(400, f"illegal move request: {exc}") from exc
+            raise GameError(400, f"illegal move request: {quote(str(exc), 200)[1:-1]}") from exc
         self.phase = END_TURN
         self.awaiting_end_turn = color
         if self.local.is_over():

@@ -23,9 +23,9 @@ from waitress.server import create_server
 
 from rbc_bot.server.app import MAX_BODY, create_app
 from rbc_bot.server.errors import ApiError
-from rbc_bot.server.games import GameSettings
 from rbc_bot.server.ladder import Ladder
 from rbc_bot.server.service import GameService
+from rbc_bot.server.settings import GameSettings
 from rbc_bot.server.store import Store
 
 logger = logging.getLogger(__name__)

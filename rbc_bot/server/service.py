@@ -15,7 +15,8 @@ from collections.abc import Callable
 import chess
 
 from rbc_bot.server.errors import quote
-from rbc_bot.server.games import GameError, GameSettings, ServerGame
+from rbc_bot.server.games import GameError, ServerGame
+from rbc_bot.server.settings import GameSettings
 from rbc_bot.server.store import Store, StoreError
 
 logger = logging.getLogger(__name__)
