@@ -28,14 +28,14 @@ def test_passwords_are_salted_kdf_hashes_and_checked(store: Store) -> None:
     rows = store._query("SELECT username, password_hash, salt FROM users ORDER BY username")
     assert rows[0]["password_hash"] != rows[1]["password_hash"] and rows[0]["salt"] != rows[1]["salt"]
     assert b"same-password" not in rows[0]["password_hash"]
-    assert store.check_password("a", "same-password")
-    assert store.check_password("a", "same-password")  # second time from the cache
-    assert not store.check_password("a", "wrong")
-    assert not store.check_password("nobody", "same-password")
+    assert store.login("a", "same-password") == "a"
+    assert store.login("a", "same-password") == "a"  # second time from the cache
+    assert store.login("a", "wrong") is None
+    assert store.login("nobody", "same-password") is None
     with pytest.raises(StoreError, match="already taken"):
         store.add_user("a", "other")
     store.add_user("a", "new", replace=True)
-    assert store.check_password("a", "new") and not store.check_password("a", "same-password")
+    assert store.login("a", "new") == "a" and store.login("a", "same-password") is None
 
 
 def test_elo_update_is_zero_sum_and_favours_the_underdog() -> None:

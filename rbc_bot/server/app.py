@@ -74,5 +74,5 @@ def register_error_handlers(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def on_crash(exc: Exception) -> Response:
-        logger.exception("internal error on %s %s", request.method, request.path[:200])
+        logger.exception("internal error on %s %r", request.method, request.path[:200])
         return error(500, f"internal server error: {type(exc).__name__}")

@@ -195,9 +195,6 @@ class Store:
         ok = self.passwords.verify(key or "", record, password)
         return str(rows[0]["username"]) if ok and rows else None
 
-    def check_password(self, username: str, password: str) -> bool:
-        return self.login(username, password) is not None
-
     def get_user(self, username: str) -> User | None:
         """The user whose name matches ``username`` after normalisation (see ``names``), if any."""
         key = name_key(username)
