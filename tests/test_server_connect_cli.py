@@ -191,7 +191,10 @@ def test_a_second_signal_abandons_running_games_at_once(tmp_path: Path) -> None:
         deadline = time.monotonic() + 10
         while (alive(game_pid) or alive(helper_pid)) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert not alive(game_pid) and not alive(helper_pid), "the game process or what it started survived"
+        survivors = [pid for pid in (game_pid, helper_pid) if alive(pid)]
+        for pid in survivors:  # leave nothing behind, even when failing
+            os.kill(pid, signal.SIGKILL)
+        assert not survivors, "the game process or what it started survived"
         assert "abandoned 1 game(s)" in out.read_text()
 
 
