@@ -3,6 +3,7 @@ during an outage, a second signal abandoning games at once, and --config/--set f
 
 from __future__ import annotations
 
+import http.server
 import os
 import signal
 import socket
@@ -228,3 +229,28 @@ def test_config_and_set_reach_our_bot_in_the_game_process(tmp_path: Path) -> Non
     text = out.read_text()
     assert f"finished game {game_id}" in text and f"rbc_bot[engine.path={wrapper}]" in text
     assert marker.read_text().count("started") == 1  # one engine worker, from the config file, at our path
+
+
+def test_api_client_waits_out_a_429_and_carries_on() -> None:
+    answers = [(429, b'{"error": "too many failed logins; retry in 1 s"}'), (200, b'{"version": "1.6.9"}')]
+    seen: list[float] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            status, payload = answers[min(len(seen), 1)]
+            seen.append(time.monotonic())
+            self.send_response(status)
+            self.send_header("Retry-After", "1")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler) as httpd:
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        client = ApiClient(f"http://127.0.0.1:{httpd.server_address[1]}", A, max_backoff=5)
+        assert client.server_version() == "1.6.9"
+        httpd.shutdown()
+    assert len(seen) == 2 and seen[1] - seen[0] >= 0.9  # the Retry-After was honoured
