@@ -7,6 +7,7 @@ Fault injection lives here, outside the package, so a production server cannot s
 
 from __future__ import annotations
 
+import argparse
 import itertools
 import sys
 import threading
@@ -45,8 +46,8 @@ def main(argv: list[str]) -> int:
 
     every, rest = int(argv[0]), argv[1:]
     parser = build_parser()
-    sub = next(a for a in parser._actions if a.dest == "command")
-    serve.configure(sub.choices["serve"])  # type: ignore[attr-defined]
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    serve.configure(sub.choices["serve"])
     args = parser.parse_args(rest)
     configure_logging(args.verbose)
     return serve.run(args, middleware=lambda app: FaultInjector(app, every))

@@ -138,7 +138,7 @@ def test_password_from_a_prompt_on_a_terminal(tmp_path: Path) -> None:
             seen += os.read(master, 1024)
         os.write(master, b"typed-pw\n")
         assert proc.stdout is not None
-        ready, _, _ = select.select([proc.stdout], [], [], 30)
+        ready, _, _ = select.select([proc.stdout.fileno()], [], [], 30)
         assert ready, "no output from serve within 30 s"
         line = proc.stdout.readline()
         assert "listening on" in line, line
