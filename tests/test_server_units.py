@@ -54,7 +54,7 @@ def test_ladder_pairs_only_active_ranked_users_with_free_slots(store: Store) -> 
     for name in ("r1", "r2", "r3", "asleep"):
         store.set_user_field(name, "ranked", 1)
     store.set_user_field("r3", "max_games", 0)
-    service = GameService(store, GameSettings(), seed=1)
+    service = GameService(store, GameSettings())
     ladder = Ladder(service, seed=1)
     (game_id,) = ladder.pair_once()
     row = store.get_game(game_id)

@@ -7,7 +7,6 @@ for "nothing is lost" (abort and record unfinished games at start and stop) live
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable
@@ -28,13 +27,12 @@ MAX_OPEN_INVITATIONS = 8  # unaccepted invitations one user may have out at once
 class GameService:
     """Creates games and invitations, finds games by id, and ends unfinished ones on stop/start."""
 
-    def __init__(self, store: Store, settings: GameSettings, seed: int | None = None) -> None:
+    def __init__(self, store: Store, settings: GameSettings) -> None:
         self.store = store
         self.settings = settings
         self._games: dict[int, ServerGame] = {}
         self._lock = threading.Lock()
         self._finish_hooks: list[Callable[[ServerGame], None]] = []
-        self._rng = random.Random(seed)
         self._stop = threading.Event()
         self._sweeper: threading.Thread | None = None
 
@@ -82,9 +80,6 @@ class GameService:
         white, black = (inviter, name) if inviter_color == chess.WHITE else (name, inviter)
         game_id, _ = self.create_game(white, black, [name], inviter=inviter)
         return game_id
-
-    def random_color(self) -> bool:
-        return self._rng.random() < 0.5
 
     def get(self, game_id: int) -> ServerGame:
         with self._lock:
