@@ -8,8 +8,8 @@ process boundary, sockets and signal handling a user gets. With ``fail_every`` i
 from __future__ import annotations
 
 import os
+import queue
 import re
-import selectors
 import signal
 import subprocess
 import sys
@@ -77,17 +77,18 @@ class ServerProcess:
             text=True,
             env={**os.environ, **(self.env or {})},
         )
-        assert self.proc.stdout is not None
-        selector = selectors.DefaultSelector()
-        selector.register(self.proc.stdout, selectors.EVENT_READ)
+        # A reader thread, not select() on the pipe: readline() may pull two lines into Python's
+        # buffer at once, and select() would then wait for bytes that already arrived.
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read_stdout, daemon=True)
+        self._reader.start()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not selector.select(timeout=0.2):
-                if self.proc.poll() is not None:
-                    break
+            try:
+                line = self._lines.get(timeout=0.2)
+            except queue.Empty:
                 continue
-            line = self.proc.stdout.readline()
-            if not line:
+            if line is None:
                 break
             self.stdout_lines.append(line)
             match = URL_RE.search(line)
@@ -97,6 +98,12 @@ class ServerProcess:
                 return self.url
         self.stop()
         raise RuntimeError(f"server did not start: {''.join(self.stdout_lines)} (log {self.log_path})")
+
+    def _read_stdout(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 15.0) -> int | None:
         if self.proc is None:
@@ -108,8 +115,10 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self._reader.join(10)
+        while (line := self._lines.get_nowait() if not self._lines.empty() else None) is not None:
+            self.stdout_lines.append(line)
         if self.proc.stdout is not None:
-            self.stdout_lines.extend(self.proc.stdout.readlines())
             self.proc.stdout.close()
         self._log.close()
         code = self.proc.returncode
