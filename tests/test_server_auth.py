@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -17,13 +16,16 @@ from rbc_bot.server.store import Store
 from rbc_bot.server.throttle import Throttle
 
 
-def median_seconds(check: Callable[[], object], runs: int = 7) -> float:
-    times = []
+def fastest_seconds(*checks: Callable[[], object], runs: int = 9) -> list[float]:
+    """The fastest of ``runs`` timings of each check, interleaved: a busy machine only slows some
+    runs, and the minimum is the cost of the work itself."""
+    best = [float("inf")] * len(checks)
     for _ in range(runs):
-        start = time.perf_counter()
-        check()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        for index, check in enumerate(checks):
+            start = time.perf_counter()
+            check()
+            best[index] = min(best[index], time.perf_counter() - start)
+    return best
 
 
 @pytest.fixture
@@ -34,22 +36,28 @@ def store(tmp_path: Path) -> Store:
 
 
 def test_wrong_passwords_pay_the_hash_even_after_a_good_login(store: Store) -> None:
-    kdf = median_seconds(lambda: hash_password("x", b"0123456789abcdef"))
     assert store.login("alice", "right") == "alice"
-    good = median_seconds(lambda: store.login("alice", "right"))
-    wrong = median_seconds(lambda: store.login("alice", "wrong"))
+    kdf, good, wrong = fastest_seconds(
+        lambda: hash_password("x", b"0123456789abcdef"),
+        lambda: store.login("alice", "right"),
+        lambda: store.login("alice", "wrong"),
+    )
     assert store.login("alice", "wrong") is None
-    assert wrong > 0.6 * kdf, f"a wrong password took {wrong * 1e3:.1f} ms, the hash {kdf * 1e3:.1f} ms"
-    assert good < 0.2 * kdf  # the poll path stays cheap: a verified credential skips the KDF
+    # Bounds loose enough for a busy machine; a shortcut for wrong passwords misses them 100-fold.
+    assert wrong > 0.25 * kdf, f"a wrong password took {wrong * 1e3:.1f} ms, the hash {kdf * 1e3:.1f} ms"
+    # The poll path stays cheap: a verified credential skips the KDF.
+    assert wrong > 10 * good, f"the right password took {good * 1e3:.2f} ms, a wrong one {wrong * 1e3:.1f} ms"
 
 
 def test_an_unknown_user_costs_the_same_as_a_known_one(store: Store) -> None:
-    known = median_seconds(lambda: store.login("alice", "wrong"))
-    unknown = median_seconds(lambda: store.login("nobody", "wrong"))
-    invalid = median_seconds(lambda: store.login("no\nbody\ud800", "wrong"))
+    known, unknown, invalid = fastest_seconds(
+        lambda: store.login("alice", "wrong"),
+        lambda: store.login("nobody", "wrong"),
+        lambda: store.login("no\nbody\ud800", "wrong"),
+    )
     assert store.login("nobody", "wrong") is None
     for other in (unknown, invalid):
-        assert 0.5 < other / known < 2.0, f"known user {known * 1e3:.1f} ms, unknown {other * 1e3:.1f} ms"
+        assert 0.33 < other / known < 3.0, f"known user {known * 1e3:.1f} ms, unknown {other * 1e3:.1f} ms"
 
 
 def test_a_changed_password_is_not_accepted_from_the_cache(store: Store) -> None:
