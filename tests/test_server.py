@@ -18,8 +18,7 @@ from reconchess import GameHistory, WinReason
 from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot
 from reconchess.history import GameHistoryDecoder
-
-from rbc_bot.server.testing import ServerProcess, accept_all, invite, play_game, replay_through_local_game
+from server_helpers import ServerProcess, accept_all, invite, play_game, replay_through_local_game
 
 A, B = ("alice", "pw-a"), ("bob", "pw-b")
 SHORT = ["--full-turn-limit", "5", "--seconds", "120", "--increment", "0"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -23,8 +24,7 @@ from reconchess import GameHistory, WinReason
 from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot
 from reconchess.history import GameHistoryDecoder
-
-from rbc_bot.server.testing import RUN_BOT, ServerProcess, invite
+from server_helpers import RUN_BOT, ServerProcess, invite
 
 A, B = ("alice", "pw-a"), ("bob", "pw-b")
 SHORT = ["--full-turn-limit", "5", "--seconds", "120", "--increment", "0"]
@@ -159,9 +159,7 @@ def test_connect_survives_a_server_restart_while_waiting(tmp_path: Path) -> None
 
 
 def test_injected_5xx_are_retried_and_the_game_completes(tmp_path: Path) -> None:
-    with ServerProcess(
-        tmp_path / "faults.sqlite3", users=[A, B], extra=[*SHORT, "--fail-every", "6"]
-    ) as server:
+    with ServerProcess(tmp_path / "faults.sqlite3", users=[A, B], extra=SHORT, fail_every=6) as server:
         client = ConnectProcess(tmp_path, server.url, A, "random")
         try:
             client.wait_for("connected to")
@@ -224,15 +222,20 @@ def test_ladder_pairs_connect_with_stock_rc_connect_trout(tmp_path: Path) -> Non
             # Ours first: it unranks, then finishes a game the ladder may have started meanwhile, which
             # needs its opponent alive (stopping rc-connect first would leave ours waiting on a clock).
             stopped = ours.stop()
+            # The ladder pairs the two again as soon as a game ends, so rc-connect may already sit in
+            # a game ours never accepted: end it, or rc-connect waits for it on SIGINT.
+            for game in requests.get(f"{url}/api/games/", auth=A, timeout=10).json()["games"]:
+                if game["status"] in ("pending", "playing"):
+                    requests.post(f"{url}/api/games/{game['id']}/error_resign", auth=A, timeout=10)
             stock.send_signal(signal.SIGINT)
             stock.wait(60)
             assert stopped == 0
         games = requests.get(f"{url}/api/games/", auth=A, timeout=10).json()["games"]
         done = [g for g in games if g["status"] == "finished"]
         assert done and all(g["ranked"] for g in games)
-        first = min(done, key=lambda g: g["id"])
-        history = GameHistory.from_file(str(ours.replays / f"server_game_{first['id']}.json"))
-        assert history == server_history(url, first["id"])
+        first = int(re.search(r"finished game (\d+)", ours.text()).group(1))  # type: ignore[union-attr]
+        history = GameHistory.from_file(str(ours.replays / f"server_game_{first}.json"))
+        assert history == server_history(url, first)
         board = {
             e["username"]: e for e in requests.get(f"{url}/api/leaderboard", timeout=10).json()["leaderboard"]
         }

@@ -13,8 +13,7 @@ import requests
 from reconchess.bots.attacker_bot import AttackerBot
 from reconchess.bots.random_bot import RandomBot
 from reconchess.history import GameHistoryDecoder
-
-from rbc_bot.server.testing import ServerProcess, accept_all, invite, replay_through_local_game
+from server_helpers import ServerProcess, accept_all, invite, replay_through_local_game
 
 GAMES = 8
 

@@ -10,9 +10,10 @@ import chess
 import pytest
 
 from rbc_bot.server.client import Backoff
-from rbc_bot.server.games import GameError, GameSettings
+from rbc_bot.server.games import GameError
 from rbc_bot.server.ladder import Ladder, elo_update, leaderboard
 from rbc_bot.server.service import GameService
+from rbc_bot.server.settings import GameSettings
 from rbc_bot.server.store import Store, StoreError
 
 
@@ -27,14 +28,14 @@ def test_passwords_are_salted_kdf_hashes_and_checked(store: Store) -> None:
     rows = store._query("SELECT username, password_hash, salt FROM users ORDER BY username")
     assert rows[0]["password_hash"] != rows[1]["password_hash"] and rows[0]["salt"] != rows[1]["salt"]
     assert b"same-password" not in rows[0]["password_hash"]
-    assert store.check_password("a", "same-password")
-    assert store.check_password("a", "same-password")  # second time from the cache
-    assert not store.check_password("a", "wrong")
-    assert not store.check_password("nobody", "same-password")
+    assert store.login("a", "same-password") == "a"
+    assert store.login("a", "same-password") == "a"  # second time from the cache
+    assert store.login("a", "wrong") is None
+    assert store.login("nobody", "same-password") is None
     with pytest.raises(StoreError, match="already taken"):
         store.add_user("a", "other")
     store.add_user("a", "new", replace=True)
-    assert store.check_password("a", "new") and not store.check_password("a", "same-password")
+    assert store.login("a", "new") == "a" and store.login("a", "same-password") is None
 
 
 def test_elo_update_is_zero_sum_and_favours_the_underdog() -> None:
@@ -53,7 +54,7 @@ def test_ladder_pairs_only_active_ranked_users_with_free_slots(store: Store) -> 
     for name in ("r1", "r2", "r3", "asleep"):
         store.set_user_field(name, "ranked", 1)
     store.set_user_field("r3", "max_games", 0)
-    service = GameService(store, GameSettings(), seed=1)
+    service = GameService(store, GameSettings())
     ladder = Ladder(service, seed=1)
     (game_id,) = ladder.pair_once()
     row = store.get_game(game_id)
@@ -69,7 +70,7 @@ def test_ladder_pairs_only_active_ranked_users_with_free_slots(store: Store) -> 
     assert board[black]["wins"] == 1 and board[black]["rating"] > 1500 > board[row["white"]]["rating"]
 
 
-def test_unknown_game_is_404_and_non_player_401(store: Store) -> None:
+def test_unknown_game_is_404_and_non_player_403(store: Store) -> None:
     store.add_user("a", "pw")
     store.add_user("b", "pw")
     service = GameService(store, GameSettings())
@@ -79,7 +80,7 @@ def test_unknown_game_is_404_and_non_player_401(store: Store) -> None:
     game_id, _ = service.create_game("a", "b", ["b"])
     with pytest.raises(GameError) as outsider:
         service.get(game_id).color_of("c")
-    assert outsider.value.status == 401
+    assert outsider.value.status == 403
 
 
 def test_ready_timeout_makes_the_absent_player_lose_on_time(store: Store) -> None:

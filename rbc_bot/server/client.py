@@ -1,10 +1,11 @@
 """HTTP client for an RBC server: retries with capped exponential backoff and jitter, clear auth errors.
 
 The stock client retries every 0.5 s forever and has no request timeout, so a hung connection
-stalls a game while its clock runs. ``ApiClient`` sets a timeout, backs off on connection errors
-and 5xx, raises ``AuthError`` on 401 and ``ServerError`` (a ValueError, like the stock client's)
-on any other 4xx. ``ResilientRemoteGame`` is reconchess's RemoteGame on top of it, so the
-stock ``play_turn`` drives our games unchanged.
+stalls a game while its clock runs. ``ApiClient`` sets a timeout, backs off on connection errors,
+5xx and 429, raises ``PermanentError`` at once for what no retry can fix (a malformed URL, 401 as
+``AuthError``), ``ServerError`` (a ValueError, like the stock client's) on any other 4xx, and
+``Stopped`` instead of retrying once its stop event is set. ``ResilientRemoteGame`` is
+reconchess's RemoteGame on top of it, so the stock ``play_turn`` drives our games unchanged.
 """
 
 from __future__ import annotations
@@ -25,8 +26,16 @@ from reconchess.utilities import ChessJSONDecoder, ChessJSONEncoder
 logger = logging.getLogger(__name__)
 
 
-class AuthError(Exception):
+class PermanentError(Exception):
+    """A request no retry can fix (a malformed server URL, bad credentials)."""
+
+
+class AuthError(PermanentError):
     """HTTP 401: wrong username or password. Retrying cannot help."""
+
+
+class Stopped(Exception):
+    """A request failed after the client was told to stop, so it was not retried."""
 
 
 class ServerError(ValueError):
@@ -60,6 +69,22 @@ class Backoff:
         self.attempt = 0
 
 
+# requests' errors that mean the URL itself is unusable: retrying cannot help.
+BAD_URL = (
+    requests.exceptions.MissingSchema,
+    requests.exceptions.InvalidSchema,
+    requests.exceptions.InvalidURL,
+    requests.exceptions.URLRequired,
+)
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    try:
+        return max(0.0, float(response.headers.get("Retry-After", "")))
+    except ValueError:
+        return None
+
+
 def _message(response: requests.Response) -> str:
     try:
         body = response.json()
@@ -84,9 +109,10 @@ class ApiClient:
         self.server_url = server_url.rstrip("/")
         self.session = requests.Session()
         self.session.auth = auth
+        self.username = auth[0]
         self.max_backoff = max_backoff
         self.timeout = timeout
-        self.stop = stop
+        self.stop = stop  # once set, a failed request raises Stopped instead of being retried
 
     def request(
         self,
@@ -97,35 +123,53 @@ class ApiClient:
         max_attempts: int | None = None,
         decoder: type[json.JSONDecoder] = ChessJSONDecoder,
     ) -> Any:
-        """Send and decode; retry connection errors and 5xx (unless ``retry`` is False)."""
-        url = f"{self.server_url}{path}"
+        """Send and decode; retry connection errors, 5xx and 429 (unless ``retry`` is False)."""
         data = None if body is None else json.dumps(body, cls=ChessJSONEncoder)
-        headers = {} if data is None else {"Content-Type": "application/json"}
         backoff = Backoff(cap=self.max_backoff)
         attempts = 0
         while True:
             attempts += 1
-            try:
-                response = self.session.request(method, url, data=data, headers=headers, timeout=self.timeout)
-            except requests.RequestException as exc:
-                problem = f"cannot reach {self.server_url}: {type(exc).__name__}"
-            else:
-                if response.status_code == 200:
-                    return json.loads(response.text or "{}", cls=decoder)
-                if response.status_code == 401:
-                    raise AuthError(
-                        f"authentication failed for user {self.session.auth[0]!r} at {self.server_url}"  # type: ignore[index]
-                        f" (HTTP 401: {_message(response)})"
-                    )
-                if response.status_code < 500:
-                    raise ServerError(response.status_code, _message(response))
-                problem = f"server error HTTP {response.status_code} ({_message(response)})"
+            answer, problem, wait = self._attempt(method, path, data, decoder)
+            if problem is None:
+                return answer
+            if self.stop is not None and self.stop.is_set():
+                raise Stopped(f"{method} {path}: {problem} (stopping, not retried)")
             if not retry or (max_attempts is not None and attempts >= max_attempts):
                 raise TransientError(f"{method} {path}: {problem}")
-            delay = backoff.next_delay()
+            delay = max(backoff.next_delay(), min(wait or 0.0, self.max_backoff))
             log = logger.warning if attempts in (1, 5) or attempts % 20 == 0 else logger.debug
             log("%s %s: %s; retry %d in %.1f s", method, path, problem, attempts, delay)
-            time.sleep(delay)
+            if self.stop is not None:
+                if self.stop.wait(delay):
+                    raise Stopped(f"{method} {path}: {problem} (stopping, not retried)")
+            else:
+                time.sleep(delay)
+
+    def _attempt(
+        self, method: str, path: str, data: str | None, decoder: type[json.JSONDecoder]
+    ) -> tuple[Any, str | None, float | None]:
+        """One try: (decoded answer, None, None), or (None, what went wrong, Retry-After) to retry."""
+        headers = {} if data is None else {"Content-Type": "application/json"}
+        try:
+            response = self.session.request(
+                method, f"{self.server_url}{path}", data=data, headers=headers, timeout=self.timeout
+            )
+        except BAD_URL as exc:
+            raise PermanentError(f"bad server URL {self.server_url!r}: {exc}") from None
+        except requests.RequestException as exc:
+            return None, f"cannot reach {self.server_url}: {type(exc).__name__}", None
+        if response.status_code == 200:
+            return json.loads(response.text or "{}", cls=decoder), None, None
+        if response.status_code == 401:
+            raise AuthError(
+                f"authentication failed for user {self.username!r} at {self.server_url}"
+                f" (HTTP 401: {_message(response)})"
+            )
+        if response.status_code == 429:
+            return None, f"HTTP 429 ({_message(response)})", _retry_after(response)
+        if response.status_code < 500:
+            raise ServerError(response.status_code, _message(response))
+        return None, f"server error HTTP {response.status_code} ({_message(response)})", None
 
     def get(self, path: str, **kwargs: Any) -> Any:
         return self.request("GET", path, **kwargs)

@@ -3,7 +3,7 @@
 LocalGame is the rules reference but trusts its caller: it does not check whose turn it is, the
 order sense -> move -> end_turn, or the clock before accepting an action. ``ServerGame`` adds a
 lock, that phase machine and the clock checks, and turns every refusal into a ``GameError``
-carrying the HTTP status the official API documents (400, 401).
+carrying the HTTP status the official API documents (400, 403 for a user not in the game).
 """
 
 from __future__ import annotations
@@ -13,14 +13,15 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import chess
-from reconchess import GameHistory, LocalGame, WinReason
+from reconchess import GameHistory, WinReason
 from reconchess.history import GameHistoryEncoder
 from reconchess.utilities import move_actions as rbc_move_actions
 
+from rbc_bot.server.errors import ApiError, quote
+from rbc_bot.server.settings import GameSettings
 from rbc_bot.server.store import Store
 
 logger = logging.getLogger(__name__)
@@ -28,32 +29,11 @@ logger = logging.getLogger(__name__)
 SENSE, MOVE, END_TURN = "sense", "move", "end_turn"
 
 
-class GameError(Exception):
+class GameError(ApiError):
     """A refused game request: ``status`` is the HTTP code, the message says what is wrong."""
 
     def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-@dataclass(frozen=True)
-class GameSettings:
-    """LocalGame's constructor arguments plus the server's own time-outs (seconds)."""
-
-    seconds: float | None = 900
-    increment: float | None = 5
-    reversible_moves_limit: int | None = 100
-    full_turn_limit: int | None = None
-    ready_timeout: float = 300.0
-
-    def new_local_game(self) -> LocalGame:
-        return LocalGame(
-            seconds_per_player=self.seconds,
-            seconds_increment=self.increment,
-            reversible_moves_limit=self.reversible_moves_limit,
-            full_turn_limit=self.full_turn_limit,
-        )
+        super().__init__(message, status)
 
 
 def history_json(history: GameHistory) -> str:
@@ -119,7 +99,7 @@ class ServerGame:
         for color, name in self.names.items():
             if name == username:
                 return color
-        raise GameError(401, f"{username} is not a player in game {self.id}")
+        raise GameError(403, f"{username} is not a player in game {self.id}")
 
     def _refresh(self) -> None:
         """Finish the game if the rules say it is over (flag-fall is noticed here, lazily)."""
@@ -202,19 +182,24 @@ class ServerGame:
             if self.started:
                 self._refresh()
             elif now - self.created > self.settings.ready_timeout:
-                if not self.ready_colors:
-                    self._finalize(
-                        "aborted", f"neither player was ready within {self.settings.ready_timeout:g} s"
-                    )
-                else:
-                    # The absent player loses on time, exactly like a player who stops answering.
-                    (absent,) = {chess.WHITE, chess.BLACK} - self.ready_colors
-                    self.local.start()
-                    self.started = True
-                    self.local.seconds_left_by_color[absent] = 0
-                    self._finalize(
-                        note=f"{self.names[absent]} was not ready within {self.settings.ready_timeout:g} s"
-                    )
+                self._ready_timeout()
+
+    def _ready_timeout(self) -> None:
+        """Nobody ready: abort. One side absent: it loses on time, unless it never accepted."""
+        limit = f"{self.settings.ready_timeout:g} s"
+        if not self.ready_colors:
+            self._finalize("aborted", f"neither player was ready within {limit}")
+            return
+        (absent,) = {chess.WHITE, chess.BLACK} - self.ready_colors
+        name = self.names[absent]
+        if self.store.invitation_unaccepted(self.id, name):
+            # An invitation is an offer: declining it by silence is not a lost game.
+            self._finalize("aborted", f"{name} did not accept the invitation within {limit}")
+            return
+        self.local.start()
+        self.started = True
+        self.local.seconds_left_by_color[absent] = 0
+        self._finalize(note=f"{name} was not ready within {limit}")
 
     def abort(self, note: str) -> None:
         with self.lock:
@@ -305,7 +290,7 @@ class ServerGame:
             raise GameError(400, 'malformed sense: expected {"square": int 0..63 or null}')
         square = body["square"]
         if square is not None and (type(square) is not int or not 0 <= square < 64):
-            raise GameError(400, f"malformed sense: square must be an int 0..63 or null, got {square!r}")
+            raise GameError(400, f"malformed sense: square must be an int 0..63 or null, got {quote(square)}")
         self._check_clock("sense")
         result = self.local.sense(square)
         self.phase = MOVE
@@ -321,12 +306,14 @@ class ServerGame:
             raise GameError(400, 'malformed move: expected {"requested_move": Move or null}')
         requested = body["requested_move"]
         if requested is not None and not isinstance(requested, chess.Move):
-            raise GameError(400, f"malformed move: requested_move must be a Move or null, got {requested!r}")
+            raise GameError(
+                400, f"malformed move: requested_move must be a Move or null, got {quote(requested)}"
+            )
         self._check_clock("move")
         try:
             result = self.local.move(requested)
         except ValueError as exc:
-            raise GameError(400, f"illegal move request: {exc}") from exc
+            raise GameError(400, f"illegal move request: {quote(str(exc), 200)[1:-1]}") from exc
         self.phase = END_TURN
         self.awaiting_end_turn = color
         if self.local.is_over():
@@ -393,14 +380,3 @@ class ServerGame:
         with self.lock:
             self._require_over("game history")
             return '{"game_history": ' + (self._history_json or history_json(GameHistory())) + "}"
-
-    def summary(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "white": self.names[chess.WHITE],
-            "black": self.names[chess.BLACK],
-            "status": self.status,
-            "winner_color": self.winner_color,
-            "win_reason": None if self.win_reason is None else self.win_reason.name,
-            "note": self.note,
-        }

@@ -7,31 +7,32 @@ for "nothing is lost" (abort and record unfinished games at start and stop) live
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import time
 from collections.abc import Callable
 
 import chess
 
-from rbc_bot.server.games import GameError, GameSettings, ServerGame
+from rbc_bot.server.errors import quote
+from rbc_bot.server.games import GameError, ServerGame
+from rbc_bot.server.settings import GameSettings
 from rbc_bot.server.store import Store, StoreError
 
 logger = logging.getLogger(__name__)
 
 FINISHED_GAME_MEMORY = 120.0  # keep finished games in memory this long, for the clients' last requests
+MAX_OPEN_INVITATIONS = 8  # unaccepted invitations one user may have out at once
 
 
 class GameService:
     """Creates games and invitations, finds games by id, and ends unfinished ones on stop/start."""
 
-    def __init__(self, store: Store, settings: GameSettings, seed: int | None = None) -> None:
+    def __init__(self, store: Store, settings: GameSettings) -> None:
         self.store = store
         self.settings = settings
         self._games: dict[int, ServerGame] = {}
         self._lock = threading.Lock()
         self._finish_hooks: list[Callable[[ServerGame], None]] = []
-        self._rng = random.Random(seed)
         self._stop = threading.Event()
         self._sweeper: threading.Thread | None = None
 
@@ -53,10 +54,10 @@ class GameService:
         return len(rows)
 
     def create_game(
-        self, white: str, black: str, recipients: list[str], ranked: bool = False
+        self, white: str, black: str, recipients: list[str], ranked: bool = False, inviter: str = ""
     ) -> tuple[int, list[int]]:
         game_id, invitations = self.store.create_game(
-            white, black, recipients, self.settings.seconds, self.settings.increment, ranked
+            white, black, recipients, self.settings.seconds, self.settings.increment, ranked, inviter
         )
         game = ServerGame(game_id, white, black, self.settings, self.store, self._on_finish)
         with self._lock:
@@ -65,16 +66,20 @@ class GameService:
         return game_id, invitations
 
     def invite(self, inviter: str, opponent: str, inviter_color: bool) -> int:
-        if self.store.get_user(opponent) is None:
-            raise StoreError(f"unknown opponent {opponent!r}")
-        if opponent == inviter:
+        """A game against ``opponent`` (found by name key), who gets an invitation to it."""
+        user = self.store.get_user(opponent)
+        if user is None:
+            raise StoreError(f"unknown opponent {quote(opponent)}", 404)
+        if user.username == inviter:
             raise StoreError("cannot invite yourself")
-        white, black = (inviter, opponent) if inviter_color == chess.WHITE else (opponent, inviter)
-        game_id, _ = self.create_game(white, black, [opponent])
+        if self.store.open_invitations_sent(inviter) >= MAX_OPEN_INVITATIONS:
+            raise StoreError(
+                f"{inviter} already has {MAX_OPEN_INVITATIONS} invitations nobody has accepted yet", 429
+            )
+        name = user.username
+        white, black = (inviter, name) if inviter_color == chess.WHITE else (name, inviter)
+        game_id, _ = self.create_game(white, black, [name], inviter=inviter)
         return game_id
-
-    def random_color(self) -> bool:
-        return self._rng.random() < 0.5
 
     def get(self, game_id: int) -> ServerGame:
         with self._lock:

@@ -2,24 +2,26 @@
 
 One connection shared by the request threads behind a lock: the server does a handful of small
 writes per ply, far below what SQLite in WAL mode sustains, and a single writer keeps it simple.
-Passwords are stored as scrypt hashes with a per-user salt; verified credentials are cached as a
-keyed digest so the KDF runs once per user and process, not on every 0.5 s poll.
+The file holds password hashes, so it is created readable by its owner only. Users are found by
+their name key (see ``names``), so look-alike names cannot coexist.
 """
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import logging
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from rbc_bot.server.errors import ApiError
+from rbc_bot.server.names import check_username, name_key
+from rbc_bot.server.passwords import PasswordChecker, hash_password
 
 logger = logging.getLogger(__name__)
 
@@ -27,6 +29,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     username TEXT NOT NULL UNIQUE,
+    name_key TEXT,
     password_hash BLOB NOT NULL,
     salt BLOB NOT NULL,
     email TEXT NOT NULL DEFAULT '',
@@ -59,17 +62,22 @@ CREATE TABLE IF NOT EXISTS invitations (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
     game_id INTEGER NOT NULL REFERENCES games(id),
     recipient TEXT NOT NULL,
+    inviter TEXT NOT NULL DEFAULT '',
     accepted INTEGER NOT NULL DEFAULT 0,
     finished INTEGER NOT NULL DEFAULT 0,
     created REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS invitations_open ON invitations(recipient, accepted);
 """
+# Columns added after the first release; databases made before them get them at start-up.
+MIGRATIONS = {
+    ("users", "name_key"): "ALTER TABLE users ADD COLUMN name_key TEXT",
+    ("invitations", "inviter"): "ALTER TABLE invitations ADD COLUMN inviter TEXT NOT NULL DEFAULT ''",
+}
+MAX_SQL_INT = 2**63 - 1
 
-SCRYPT = {"n": 2**14, "r": 8, "p": 1}
 
-
-class StoreError(ValueError):
+class StoreError(ApiError, ValueError):
     """A request the data cannot satisfy (name taken, unknown user); the message says which."""
 
 
@@ -84,8 +92,11 @@ class User:
     last_seen: float
 
 
-def hash_password(password: str, salt: bytes) -> bytes:
-    return hashlib.scrypt(password.encode(), salt=salt, dklen=32, **SCRYPT)
+def _create_private(path: Path) -> None:
+    """Create the database file with mode 0600 (SQLite gives its -wal/-shm files the same mode)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 class Store:
@@ -94,16 +105,33 @@ class Store:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
         if self.path != ":memory:":
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            _create_private(Path(self.path))
         self._conn = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._conn.row_factory = sqlite3.Row
         self._lock = threading.RLock()
-        self._auth_cache: dict[str, bytes] = {}
-        self._cache_key = os.urandom(32)
-        with self._lock:
-            self._conn.execute("PRAGMA journal_mode=WAL")
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn.executescript(SCHEMA)
+        self.passwords = PasswordChecker()
+        try:
+            with self._lock:
+                self._conn.execute("PRAGMA journal_mode=WAL")
+                self._conn.execute("PRAGMA synchronous=NORMAL")
+                self._conn.executescript(SCHEMA)
+                self._migrate()
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _migrate(self) -> None:
+        for (table, column), sql in MIGRATIONS.items():
+            columns = {r["name"] for r in self._conn.execute(f"PRAGMA table_info({table})")}
+            if column not in columns:
+                self._conn.execute(sql)
+        for row in self._conn.execute("SELECT id, username FROM users WHERE name_key IS NULL").fetchall():
+            key = name_key(row["username"]) or row["username"]
+            self._conn.execute("UPDATE users SET name_key = ? WHERE id = ?", (key, row["id"]))
+        try:
+            self._conn.execute("CREATE UNIQUE INDEX IF NOT EXISTS users_name_key ON users(name_key)")
+        except sqlite3.IntegrityError:
+            logger.warning("%s holds users whose names differ only in case or form", self.path)
 
     def close(self) -> None:
         with self._lock:
@@ -129,48 +157,48 @@ class Store:
         self, username: str, password: str, email: str = "", affiliation: str = "", replace: bool = False
     ) -> User:
         """Create a user (or, with ``replace``, reset an existing user's password)."""
-        if not username or not username.strip() or ":" in username:
-            raise StoreError(f"invalid username {username!r}: must be non-empty and contain no ':'")
-        if not password:
-            raise StoreError("password must not be empty")
+        username = check_username(username)
+        key = name_key(username)
+        if not isinstance(password, str) or not password:
+            raise StoreError("password must be a non-empty string")
         salt = os.urandom(16)
         digest = hash_password(password, salt)
         with self._tx() as conn:
-            row = conn.execute("SELECT id FROM users WHERE username = ?", (username,)).fetchone()
+            row = conn.execute("SELECT username FROM users WHERE name_key = ?", (key,)).fetchone()
             if row is not None and not replace:
-                raise StoreError(f"username {username!r} is already taken")
+                raise StoreError(f"username {username!r} is already taken", 409)
             if row is None:
                 conn.execute(
-                    "INSERT INTO users (username, password_hash, salt, email, affiliation, created)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (username, digest, salt, email, affiliation, time.time()),
+                    "INSERT INTO users (username, name_key, password_hash, salt, email, affiliation, created)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (username, key, digest, salt, email, affiliation, time.time()),
                 )
             else:
                 conn.execute(
-                    "UPDATE users SET password_hash = ?, salt = ? WHERE username = ?",
-                    (digest, salt, username),
+                    "UPDATE users SET password_hash = ?, salt = ? WHERE name_key = ?", (digest, salt, key)
                 )
-        self._auth_cache.pop(username, None)
+        assert key is not None
+        self.passwords.forget(key)
         user = self.get_user(username)
         assert user is not None
         return user
 
-    def check_password(self, username: str, password: str) -> bool:
-        """True if the password is right; scrypt runs once, later checks hit a keyed cache."""
-        token = hmac.new(self._cache_key, password.encode(), hashlib.sha256).digest()
-        cached = self._auth_cache.get(username)
-        if cached is not None:
-            return hmac.compare_digest(cached, token)
-        rows = self._query("SELECT password_hash, salt FROM users WHERE username = ?", (username,))
-        if not rows:
-            return False
-        if not hmac.compare_digest(hash_password(password, rows[0]["salt"]), rows[0]["password_hash"]):
-            return False
-        self._auth_cache[username] = token
-        return True
+    def login(self, username: str, password: str) -> str | None:
+        """The stored username if the password is right, else None, at the same cost either way."""
+        key = name_key(username)
+        rows = (
+            []
+            if key is None
+            else self._query("SELECT username, password_hash, salt FROM users WHERE name_key = ?", (key,))
+        )
+        record = (rows[0]["password_hash"], rows[0]["salt"]) if rows else None
+        ok = self.passwords.verify(key or "", record, password)
+        return str(rows[0]["username"]) if ok and rows else None
 
     def get_user(self, username: str) -> User | None:
-        rows = self._query("SELECT * FROM users WHERE username = ?", (username,))
+        """The user whose name matches ``username`` after normalisation (see ``names``), if any."""
+        key = name_key(username)
+        rows = [] if key is None else self._query("SELECT * FROM users WHERE name_key = ?", (key,))
         return _user(rows[0]) if rows else None
 
     def all_users(self) -> list[User]:
@@ -205,6 +233,7 @@ class Store:
         seconds: float | None,
         increment: float | None,
         ranked: bool = False,
+        inviter: str = "",
     ) -> tuple[int, list[int]]:
         """Insert a pending game and one invitation per recipient; return (game id, invitation ids)."""
         now = time.time()
@@ -213,7 +242,7 @@ class Store:
             for name in (white, black):
                 row = conn.execute("SELECT version FROM users WHERE username = ?", (name,)).fetchone()
                 if row is None:
-                    raise StoreError(f"unknown user {name!r}")
+                    raise StoreError(f"unknown user {name!r}", 404)
                 versions[name] = row["version"]
             cur = conn.execute(
                 "INSERT INTO games (white, black, status, ranked, white_version, black_version, seconds,"
@@ -224,13 +253,15 @@ class Store:
             invitation_ids = []
             for name in recipients:
                 cur = conn.execute(
-                    "INSERT INTO invitations (game_id, recipient, created) VALUES (?, ?, ?)",
-                    (game_id, name, now),
+                    "INSERT INTO invitations (game_id, recipient, inviter, created) VALUES (?, ?, ?, ?)",
+                    (game_id, name, inviter, now),
                 )
                 invitation_ids.append(int(cur.lastrowid or 0))
         return game_id, invitation_ids
 
     def get_game(self, game_id: int) -> sqlite3.Row | None:
+        if not 0 < game_id <= MAX_SQL_INT:
+            return None
         rows = self._query("SELECT * FROM games WHERE id = ?", (game_id,))
         return rows[0] if rows else None
 
@@ -285,6 +316,24 @@ class Store:
         return int(rows[0]["n"])
 
     # ---- invitations -------------------------------------------------------------------------
+    def open_invitations_sent(self, inviter: str) -> int:
+        """Invitations ``inviter`` sent that nobody has accepted yet, to games not over."""
+        rows = self._query(
+            "SELECT COUNT(*) AS n FROM invitations i JOIN games g ON g.id = i.game_id"
+            " WHERE i.inviter = ? AND i.accepted = 0 AND i.finished = 0"
+            " AND g.status IN ('pending', 'playing')",
+            (inviter,),
+        )
+        return int(rows[0]["n"])
+
+    def invitation_unaccepted(self, game_id: int, username: str) -> bool:
+        """True if ``username`` was invited to the game and has not accepted (yet)."""
+        rows = self._query(
+            "SELECT 1 FROM invitations WHERE game_id = ? AND recipient = ? AND accepted = 0",
+            (game_id, username),
+        )
+        return bool(rows)
+
     def open_invitations(self, username: str) -> list[int]:
         rows = self._query(
             "SELECT i.id FROM invitations i JOIN games g ON g.id = i.game_id"
@@ -296,6 +345,7 @@ class Store:
         return [int(r["id"]) for r in rows]
 
     def accept_invitation(self, invitation_id: int, username: str) -> int:
+        _check_id(invitation_id, "invitation")
         with self._tx() as conn:
             row = conn.execute(
                 "SELECT i.*, g.status FROM invitations i JOIN games g ON g.id = i.game_id"
@@ -303,7 +353,7 @@ class Store:
                 (invitation_id, username),
             ).fetchone()
             if row is None:
-                raise StoreError(f"no invitation {invitation_id} for {username}")
+                raise StoreError(f"no invitation {invitation_id} for {username}", 404)
             if row["accepted"]:
                 raise StoreError(f"invitation {invitation_id} was already accepted")
             if row["status"] not in ("pending", "playing"):
@@ -312,15 +362,21 @@ class Store:
             return int(row["game_id"])
 
     def finish_invitation(self, invitation_id: int, username: str) -> None:
+        _check_id(invitation_id, "invitation")
         with self._tx() as conn:
             row = conn.execute(
                 "SELECT accepted FROM invitations WHERE id = ? AND recipient = ?", (invitation_id, username)
             ).fetchone()
             if row is None:
-                raise StoreError(f"no invitation {invitation_id} for {username}")
+                raise StoreError(f"no invitation {invitation_id} for {username}", 404)
             if not row["accepted"]:
                 raise StoreError(f"invitation {invitation_id} was not accepted")
             conn.execute("UPDATE invitations SET finished = 1 WHERE id = ?", (invitation_id,))
+
+
+def _check_id(value: int, what: str) -> None:
+    if not 0 < value <= MAX_SQL_INT:
+        raise StoreError(f"{what} {value} does not exist", 404)
 
 
 def _user(row: sqlite3.Row) -> User:

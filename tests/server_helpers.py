@@ -1,14 +1,15 @@
 """Helpers to run the real server as a separate process and play games on it (tests, benchmarks).
 
 The server runs as ``python run_bot.py serve ...`` in a subprocess, so tests exercise the same
-process boundary, sockets and signal handling a user gets.
+process boundary, sockets and signal handling a user gets. With ``fail_every`` it runs through
+``faulty_serve.py`` instead: the same command with a fault-injecting WSGI wrapper.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import re
-import selectors
 import signal
 import subprocess
 import sys
@@ -22,12 +23,16 @@ import reconchess
 import requests
 from reconchess import GameHistory, LocalGame, Player
 
-RUN_BOT = Path(__file__).resolve().parents[2] / "run_bot.py"
+RUN_BOT = Path(__file__).resolve().parents[1] / "run_bot.py"
+FAULTY_SERVE = Path(__file__).resolve().with_name("faulty_serve.py")
 URL_RE = re.compile(r"listening on (http://\S+)")
 
 
 class ServerProcess:
-    """``with ServerProcess(db, users=[("a", "pw")], extra=["--full-turn-limit", "5"]) as server:``"""
+    """``with ServerProcess(db, users=[("a", "pw")], extra=["--full-turn-limit", "5"]) as server:``
+
+    Users are created through ``--add-user NAME --password-file FILE`` (a 0600 file beside the db).
+    """
 
     def __init__(
         self,
@@ -37,6 +42,7 @@ class ServerProcess:
         port: int = 0,
         log_path: str | Path | None = None,
         env: dict[str, str] | None = None,
+        fail_every: int = 0,
     ) -> None:
         self.db = str(db)
         self.users = list(users)
@@ -44,14 +50,24 @@ class ServerProcess:
         self.port = port
         self.log_path = Path(log_path) if log_path else Path(self.db).with_suffix(".server.log")
         self.env = env
+        self.fail_every = fail_every
         self.url = ""
         self.proc: subprocess.Popen[str] | None = None
         self.stdout_lines: list[str] = []
 
     def start(self, timeout: float = 30.0) -> str:
-        cmd = [sys.executable, str(RUN_BOT), "-v", "serve", "--port", str(self.port), "--db", self.db]
-        for name, password in self.users:
-            cmd += ["--add-user", f"{name}:{password}"]
+        if self.fail_every:
+            cmd = [sys.executable, str(FAULTY_SERVE), str(self.fail_every)]
+        else:
+            cmd = [sys.executable, str(RUN_BOT)]
+        cmd += ["-v", "serve", "--port", str(self.port), "--db", self.db]
+        if self.users:
+            password_file = Path(self.db).with_suffix(".passwords")
+            password_file.touch(mode=0o600)
+            password_file.write_text("".join(f"{name}:{password}\n" for name, password in self.users))
+            cmd += ["--password-file", str(password_file)]
+            for name, _ in self.users:
+                cmd += ["--add-user", name]
         cmd += self.extra
         self._log = open(self.log_path, "a")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
@@ -61,17 +77,18 @@ class ServerProcess:
             text=True,
             env={**os.environ, **(self.env or {})},
         )
-        assert self.proc.stdout is not None
-        selector = selectors.DefaultSelector()
-        selector.register(self.proc.stdout, selectors.EVENT_READ)
+        # A reader thread, not select() on the pipe: readline() may pull two lines into Python's
+        # buffer at once, and select() would then wait for bytes that already arrived.
+        self._lines: queue.Queue[str | None] = queue.Queue()
+        self._reader = threading.Thread(target=self._read_stdout, daemon=True)
+        self._reader.start()
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if not selector.select(timeout=0.2):
-                if self.proc.poll() is not None:
-                    break
+            try:
+                line = self._lines.get(timeout=0.2)
+            except queue.Empty:
                 continue
-            line = self.proc.stdout.readline()
-            if not line:
+            if line is None:
                 break
             self.stdout_lines.append(line)
             match = URL_RE.search(line)
@@ -81,6 +98,12 @@ class ServerProcess:
                 return self.url
         self.stop()
         raise RuntimeError(f"server did not start: {''.join(self.stdout_lines)} (log {self.log_path})")
+
+    def _read_stdout(self) -> None:
+        assert self.proc is not None and self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self._lines.put(line)
+        self._lines.put(None)
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 15.0) -> int | None:
         if self.proc is None:
@@ -92,8 +115,10 @@ class ServerProcess:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
+        self._reader.join(10)
+        while (line := self._lines.get_nowait() if not self._lines.empty() else None) is not None:
+            self.stdout_lines.append(line)
         if self.proc.stdout is not None:
-            self.stdout_lines.extend(self.proc.stdout.readlines())
             self.proc.stdout.close()
         self._log.close()
         code = self.proc.returncode

@@ -1,0 +1,1 @@
+"""The HTTP routes, one blueprint per resource: users, invitations, games, results pages."""
