@@ -170,6 +170,10 @@ def test_decisive_is_the_point_of_no_return() -> None:
         is not None
     )
     assert decisive(moves, None, [chess.BLACK]) is None
+    # Lost without a mistake on the true board (on time, say): said so, with no kind.
+    calm = decisive([score(1, 0, 0), score(2, 10, 5)], chess.WHITE, [chess.BLACK], reason="TIMEOUT")
+    assert calm == {"turn": 2, "color": "black", "kind": None, "text": calm["text"]}
+    assert calm["text"] == "Black lost (timeout) with no move judged a mistake on the true board."
 
 
 def test_decisive_for_the_winner_names_where_it_turned() -> None:

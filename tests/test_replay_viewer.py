@@ -6,7 +6,8 @@ buttons, presses the arrow keys and reads what the page shows. Skipped only when
 installed (CI installs it: ``apt-get install -y chromium``).
 
 Run as a script it takes a screenshot of a report:
-``python tests/test_replay_viewer.py REPORT.html OUT.png [STEPS]`` (STEPS: right-arrow presses).
+``python tests/test_replay_viewer.py REPORT.html OUT.png [STEPS]`` (STEPS: right-arrow presses, or
+``decisive`` for the decisive turn).
 """
 
 from __future__ import annotations
@@ -274,7 +275,10 @@ def main(argv: list[str]) -> int:
     browser = Browser(CHROMIUM, width=1280, height=820)
     try:
         browser.open(Path(argv[0]).resolve().as_uri())
-        for _ in range(int(argv[2]) if len(argv) > 2 else 0):
+        steps = argv[2] if len(argv) > 2 else "0"
+        if steps == "decisive":
+            browser.click("#v-decisive")
+        for _ in range(0 if steps == "decisive" else int(steps)):
             browser.key("ArrowRight", 39)
         browser.js("document.getElementById('viewer').scrollIntoView()")
         browser.screenshot(Path(argv[1]))

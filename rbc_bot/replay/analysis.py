@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import chess
+import chess.engine
 
 from rbc_bot.replay.decisions import SenseDecision
 from rbc_bot.replay.decisive import decisive
@@ -187,7 +188,9 @@ class GameAnalysis:
             "belief": {chess.COLOR_NAMES[c]: _belief_summary(b) for c, b in self.beliefs.items()},
             "engine": self.engine_note or "stockfish",
             "mistakes": mistakes["mistakes"],
-            "decisive": decisive(self.scores, winner, self.sides, self._sizes()),
+            "decisive": decisive(
+                self.scores, winner, self.sides, self._sizes(), reason.name if reason is not None else None
+            ),
             "mistake_stats": {k: v for k, v in mistakes.items() if k != "mistakes"},
             "turn_log": turn_log_stats(self.game.turn_log) if self.game.turn_log else None,
             "warnings": self.game.warnings,
@@ -304,7 +307,7 @@ def analyse(game: LoadedGame, options: Options, engines: Engines | None = None) 
                 engines = stack.enter_context(open_pool(options))
             _judge(result, options, engines)
             result.engine_note = f"{engines.name}, {options.engine_nodes} nodes"
-    except (StockfishNotFoundError, EngineError) as exc:
+    except (StockfishNotFoundError, EngineError, chess.engine.EngineError) as exc:
         result.engine_note = f"unavailable: {exc}"
         logger.warning("no engine analysis: %s", exc)
     return result

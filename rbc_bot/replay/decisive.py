@@ -14,6 +14,7 @@ from typing import Any
 
 import chess
 
+from rbc_bot.engine import MATE_SCORE
 from rbc_bot.replay.judge import BLUNDER_CP, LOSS_CLIP
 from rbc_bot.replay.mistakes import MoveScore
 
@@ -30,15 +31,16 @@ def decisive(
     winner: chess.Color | None,
     sides: list[chess.Color],
     sizes: Mapping[tuple[str, int], int] | None = None,
+    reason: str | None = None,
 ) -> dict[str, Any] | None:
     """``{turn, color, kind, text}`` for a decided game whose loser or winner was judged, else None.
-    ``sizes``: believed boards per (colour name, turn), for the text."""
+    ``sizes``: believed boards per (colour name, turn), for the text; ``reason``: how the game ended."""
     if winner is None:
         return None
     sizes = sizes or {}
     loser = not winner
+    mine = [s for s in scores if s.color == chess.COLOR_NAMES[loser]]
     if loser in sides:
-        mine = [s for s in scores if s.color == chess.COLOR_NAMES[loser]]
         pick = turning_mistake(mine)
         if pick is not None:
             return {
@@ -47,9 +49,14 @@ def decisive(
                 "kind": pick.kind,
                 "text": loss_text(pick, sizes.get((pick.color, pick.turn))),
             }
-    if winner in sides:
-        return winning_turn([s for s in scores if s.color == chess.COLOR_NAMES[winner]])
-    return None
+    found = (
+        winning_turn([s for s in scores if s.color == chess.COLOR_NAMES[winner]]) if winner in sides else None
+    )
+    if found is None and loser in sides and mine:
+        how = f" ({reason.lower().replace('_', ' ')})" if reason else ""
+        text = f"{mine[-1].color.capitalize()} lost{how} with no move judged a mistake on the true board."
+        found = {"turn": mine[-1].turn, "color": mine[-1].color, "kind": None, "text": text}
+    return found
 
 
 def turning_mistake(mine: list[MoveScore]) -> MoveScore | None:
@@ -78,6 +85,8 @@ def _truth_words(s: MoveScore) -> str:
         return f"it left the king capturable{best}"
     if "king capture missed" in s.tags:
         return f"it missed a capture of the enemy king{best}"
+    if s.eval_after <= -MATE_SCORE / 2 < s.eval_before:
+        return f"it allowed a forced mate{best}"
     return f"it lost {min(s.cp_loss, LOSS_CLIP * 100):,.0f} cp{best}"
 
 

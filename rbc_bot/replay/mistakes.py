@@ -6,8 +6,8 @@ what the player could know. On the true board the best and the played move come 
 (:mod:`rbc_bot.replay.judge`). On a sample of the believed boards (the re-simulated belief after the
 sense) the same request is judged the same way, each board with its own RBC revision. A bad move is:
 
-- ``blunder``: as bad (at least half the true loss, and at least ``MISTAKE_CP``) on most believed boards;
-  the player could have known;
+- ``blunder``: bad (a loss of half the true loss, at least ``MISTAKE_CP``, at most ``BLUNDER_CP``) on
+  most believed boards: the player could have known;
 - ``gamble``: fine on most believed boards, but bad on a real share of them (``RARE_SHARE`` or more),
   or a king-capture attempt that missed: a risk taken knowingly that came true;
 - ``unseen_threat``: bad on fewer than ``RARE_SHARE`` of the believed boards: the true board was a rare
@@ -43,7 +43,7 @@ class BeliefJudgement:
 
     boards: int  # believed boards judged
     expected_loss: float  # mean loss over them (each clipped at LOSS_CLIP)
-    bad_share: float  # share on which the move was as bad as on the true board (see ``bad_threshold``)
+    bad_share: float  # share on which the move was bad (see ``bad_threshold``)
     hang_share: float  # share on which it hangs the king or big material (a loss of BLUNDER_CP or more)
     king_hung_share: float  # share on which the opponent can then capture the king
     king_capture_share: float  # share on which the request captures the enemy king
@@ -75,8 +75,10 @@ def _clip(value: float, limit: float) -> float:
 
 
 def bad_threshold(true_loss: float) -> float:
-    """The loss that makes a believed board count as bad as the true one."""
-    return max(float(MISTAKE_CP), min(true_loss, LOSS_CLIP) / 2)
+    """The loss that makes a believed board count as bad: half the true loss, at least ``MISTAKE_CP``,
+    and a blunder there (``BLUNDER_CP``) always counts: losing a rook on a believed board is bad even if
+    the true board lost the king."""
+    return min(float(BLUNDER_CP), max(float(MISTAKE_CP), true_loss / 2))
 
 
 def judge_belief(judged: Sequence[BoardJudgement], true_loss: float) -> BeliefJudgement | None:

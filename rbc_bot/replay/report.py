@@ -42,7 +42,7 @@ COLUMNS = [
     ("tags", "mistake"),
     ("kind", "kind"),
     ("expected_loss", "loss on believed"),
-    ("bad_share", "as bad on believed"),
+    ("bad_share", "bad on believed"),
     ("king_attacked", "king attacked"),
     ("sense_changed_move", "sense changed move"),
     ("bot_belief", "bot's belief (log)"),
@@ -118,7 +118,9 @@ def decisive_text(summary: dict[str, Any]) -> str:
         return str(decisive["text"])
     if summary["winner"] is None:
         return "No side won: there is no decisive moment."
-    return "No decisive moment found (neither side's moves were judged by the engine)."
+    if not summary["mistake_stats"]["moves"]:
+        return f"No decisive moment: no move was judged (engine: {summary['engine']})."
+    return "No decisive moment: the side that lost was not analysed (see --side)."
 
 
 def game_html(summary: dict[str, Any], pngs: list[Path], viewer: str = "") -> str:
@@ -166,7 +168,7 @@ def game_html(summary: dict[str, Any], pngs: list[Path], viewer: str = "") -> st
     parts.append("<h2>Mistakes</h2>")
     if summary["mistakes"]:
         heads = ["side", "turn", "kind", "what", "requested", "played", "best", "cp loss", "loss on believed"]
-        heads += ["as bad on believed", "hangs on believed"]
+        heads += ["bad on believed", "hangs on believed"]
         parts.append("<table><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr>")
         for m in summary["mistakes"]:
             cells = [m["color"], m["turn"], m["kind"], ", ".join(m["tags"]), m["requested"], m["played"]]
@@ -191,7 +193,7 @@ def game_html(summary: dict[str, Any], pngs: list[Path], viewer: str = "") -> st
         "</table><p class='k'>expected = boards a sense there removes on average over the same belief; "
         "cp loss = engine score of the best move minus the move taken, on the true board, both from one "
         "search; loss on believed = the same over the sampled believed boards (the request revised on each); "
-        "kind: blunder (as bad on most believed boards), gamble (bad on a real share of them, or a king "
+        "kind: blunder (bad on most believed boards), gamble (bad on a real share of them, or a king "
         "capture that missed), unseen_threat (bad on under 10 %: the true board was a rare one).</p>"
     )
     parts.append("</body></html>\n")

@@ -22,6 +22,7 @@ from rbc_bot.replay.load import turns_of
 SQUARE = 45  # chess.svg's square size and margin (coordinates on, no borders)
 MARGIN = 15
 SIZE = 330  # pixels each board is drawn at
+NEUTRAL = {"square light": "#f4f4f4", "square dark": "#dcdcdc"}  # so the heat map's red stands out
 
 
 def _xy(square: int, orientation: chess.Color) -> tuple[int, int]:
@@ -68,7 +69,7 @@ def view_board(
         if piece.color == color:
             own.set_piece_at(square, piece)
     fill = {sq: f"#d32f2f{round(25 + 150 * share):02x}" for sq, share in enumerate(heat) if share > 0.005}
-    svg = chess.svg.board(own, orientation=color, fill=fill, arrows=arrows, size=SIZE)
+    svg = chess.svg.board(own, orientation=color, fill=fill, arrows=arrows, size=SIZE, colors=NEUTRAL)
     if sense is not None:
         svg = svg.replace("</svg>", window_outline(sense, color) + "</svg>")
     return svg
@@ -89,15 +90,16 @@ def _facts(row: dict[str, Any]) -> list[str]:
     if row["decision_after_sense"] is not None:
         changed = "the sense changed the move" if row["sense_changed_move"] else "the sense did not change it"
         facts.append(
-            f"our selector picks {row['decision_before_sense']} on the boards before the sense and "
+            f"a quick re-run of our move selector (sampled boards, low node limit) picks "
+            f"{row['decision_before_sense']} on the boards before the sense and "
             f"{row['decision_after_sense']} after it: {changed}"
         )
     if row["cp_loss"] is not None:
         judged = f"true board: lost {row['cp_loss']:,.0f} cp (engine best {row['best_move']})"
         if row["expected_loss"] is not None:
             judged += (
-                f"; believed boards: lost {row['expected_loss']:,.0f} cp on average, as bad as on the "
-                f"true board on {pct(row['bad_share'])}, hangs king or material on {pct(row['hang_share'])}"
+                f"; believed boards: lost {row['expected_loss']:,.0f} cp on average, bad on "
+                f"{pct(row['bad_share'])}, hangs king or big material on {pct(row['hang_share'])}"
             )
         facts.append(judged)
     if row["tags"]:
@@ -123,7 +125,9 @@ def _candidates(row: dict[str, Any]) -> str:
     return f"<table class='cands'><caption>best moves on the believed boards</caption>{head}{body}</table>"
 
 
-def viewer_turns(analysis: GameAnalysis, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def viewer_turns(
+    analysis: GameAnalysis, rows: list[dict[str, Any]], decisive: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """One entry per analysed turn with a move: both boards as SVG and the texts shown beside them."""
     history = analysis.game.history
     by_key = {(row["color"], row["turn"]): row for row in rows}
@@ -135,6 +139,9 @@ def viewer_turns(analysis: GameAnalysis, rows: list[dict[str, Any]]) -> list[dic
         truth = history.truth_board_before_move(turn)
         requested, taken = history.requested_move(turn), history.taken_move(turn)
         arrows = _arrows(requested, taken)
+        mistake = (row["kind"] or "mistake").replace("_", " ") if row["tags"] else ""
+        if decisive and (decisive["color"], decisive["turn"]) == (row["color"], row["turn"]):
+            mistake = f"The decisive moment: {decisive['text']}"
         view = analysis.view_of(turn.color, turn.turn_number)
         heat = view.heat if view else [0.0] * 64
         out.append(
@@ -148,7 +155,7 @@ def viewer_turns(analysis: GameAnalysis, rows: list[dict[str, Any]]) -> list[dic
                 "view_svg": view_board(truth, turn.color, heat, history.sense(turn), arrows),
                 "facts": "".join(f"<li>{html.escape(f)}</li>" for f in _facts(row)),
                 "candidates": _candidates(row),
-                "mistake": row["kind"] or ("mistake" if row["tags"] else ""),
+                "mistake": mistake,
             }
         )
     return out
@@ -157,10 +164,11 @@ def viewer_turns(analysis: GameAnalysis, rows: list[dict[str, Any]]) -> list[dic
 VIEWER_STYLE = """<style>
 #viewer{border:1px solid #ccc;padding:8px;margin:1em 0}
 #viewer .boards{display:flex;gap:16px;flex-wrap:wrap}
-#viewer figure{margin:0} #viewer figcaption{font-size:13px;color:#444;text-align:center}
+#viewer .boards>div{flex:1 1 360px;min-width:360px;font-size:14px}
+#viewer figure{margin:0;width:330px} #viewer figcaption{font-size:13px;color:#444;text-align:center}
 #viewer button{font-size:14px;margin-right:4px}
 #v-label{font-weight:bold;font-size:16px;margin:0 8px} #v-move{font-size:15px;margin:6px 0}
-#v-mistake{color:#b71c1c;font-weight:bold}
+#v-mistake{color:#b71c1c;font-weight:bold;max-width:1100px}
 #viewer table.cands td,#viewer table.cands th{text-align:left}
 </style>"""
 
@@ -218,10 +226,10 @@ VIEWER_SCRIPT = """<script>
 
 def viewer_html(analysis: GameAnalysis, summary: dict[str, Any]) -> str:
     """The viewer section (style, markup, data and script); empty when no turn was analysed."""
-    turns = viewer_turns(analysis, summary["per_turn"])
+    decisive = summary.get("decisive") or {}
+    turns = viewer_turns(analysis, summary["per_turn"], decisive or None)
     if not turns:
         return ""
-    decisive = summary.get("decisive") or {}
     key = (decisive.get("color"), decisive.get("turn"))
     start = next((i for i, t in enumerate(turns) if (t["color"], t["turn"]) == key), 0)
     data = json.dumps(turns).replace("</", "<\\/")  # no "</script>" inside the script element
