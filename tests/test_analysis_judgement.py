@@ -188,3 +188,14 @@ def test_decisive_for_the_winner_names_where_it_turned() -> None:
 def test_board_judgement_loss_is_never_negative() -> None:
     j = BoardJudgement(None, 10.0, None, 50.0, False, False)
     assert j.loss == 0.0
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--belief-boards", "-1"), ("--belief-nodes", "0")])
+def test_bad_judgement_flags_are_refused_in_one_line(
+    flag: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from rbc_bot.cli import main
+
+    assert main(["analyze", "no-such-game.json", flag, value]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and flag in err and "Traceback" not in err

@@ -165,24 +165,7 @@ def game_html(summary: dict[str, Any], pngs: list[Path], viewer: str = "") -> st
         )
     parts.append(viewer)
     parts.append("<h2>Plots</h2>" + "".join(_img(p) for p in pngs if p.name != "overview.png"))
-    parts.append("<h2>Mistakes</h2>")
-    if summary["mistakes"]:
-        heads = ["side", "turn", "kind", "what", "requested", "played", "best", "cp loss", "loss on believed"]
-        heads += ["bad on believed", "hangs on believed"]
-        parts.append("<table><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr>")
-        for m in summary["mistakes"]:
-            cells = [m["color"], m["turn"], m["kind"], ", ".join(m["tags"]), m["requested"], m["played"]]
-            cells += [
-                m["best"],
-                m["cp_loss"],
-                m["expected_loss"],
-                _pct(m["bad_share"]),
-                _pct(m["hang_share"]),
-            ]
-            parts.append("<tr>" + "".join(f"<td>{e(fmt(c))}</td>" for c in cells) + "</tr>")
-        parts.append("</table>")
-    else:
-        parts.append("<p>none found</p>")
+    parts.append("<h2>Mistakes</h2>" + mistakes_html(summary["mistakes"]))
     parts.append("<h2>Per turn</h2><table><tr>" + "".join(f"<th>{e(h)}</th>" for _, h in COLUMNS) + "</tr>")
     for row in summary["per_turn"]:
         css = "lost" if row["truth"] is False else "bad" if row["tags"] else ""
@@ -198,6 +181,21 @@ def game_html(summary: dict[str, Any], pngs: list[Path], viewer: str = "") -> st
     )
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def mistakes_html(mistakes: list[dict[str, Any]]) -> str:
+    """The mistakes table: where, what kind, and the judgement on the true and the believed boards."""
+    if not mistakes:
+        return "<p>none found</p>"
+    e = html.escape
+    heads = ["side", "turn", "kind", "what", "requested", "played", "best", "cp loss", "loss on believed"]
+    heads += ["bad on believed", "hangs on believed"]
+    parts = ["<table><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr>"]
+    for m in mistakes:
+        cells = [m["color"], m["turn"], m["kind"], ", ".join(m["tags"]), m["requested"], m["played"]]
+        cells += [m["best"], m["cp_loss"], m["expected_loss"], _pct(m["bad_share"]), _pct(m["hang_share"])]
+        parts.append("<tr>" + "".join(f"<td>{e(fmt(c))}</td>" for c in cells) + "</tr>")
+    return "".join(parts) + "</table>"
 
 
 def print_summary(summary: dict[str, Any], console: Console, full: bool = True) -> None:
@@ -231,6 +229,11 @@ def print_summary(summary: dict[str, Any], console: Console, full: bool = True) 
     console.print(f"  [bold]decisive moment:[/] {decisive_text(summary)}", soft_wrap=True)
     if not full:
         return
+    console.print(turn_table(summary))
+
+
+def turn_table(summary: dict[str, Any]) -> Table:
+    """One terminal row per analysed turn: belief, truth, sense, move, judgement, time."""
     table = Table(header_style="bold", box=None, pad_edge=False)
     for header in (
         "turn",
@@ -245,7 +248,7 @@ def print_summary(summary: dict[str, Any], console: Console, full: bool = True) 
         "mistake",
         "s",
     ):
-        table.add_column(header, justify="right")
+        table.add_column(header, justify="right", overflow="fold")  # narrow terminals wrap, never cut
     for row in summary["per_turn"]:
         style = "red" if row["truth"] is False else "yellow" if row["tags"] else None
         moved = row["taken"] + ("*" if row["requested"] != row["taken"] else "")
@@ -264,7 +267,7 @@ def print_summary(summary: dict[str, Any], console: Console, full: bool = True) 
             fmt(row["seconds"]),
         ]
         table.add_row(*cells, style=style)
-    console.print(table)
+    return table
 
 
 def aggregate(summaries: list[dict[str, Any]]) -> dict[str, Any]:
