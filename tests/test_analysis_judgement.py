@@ -16,7 +16,7 @@ import chess.engine
 import pytest
 
 from rbc_bot.engine import KING_CAPTURE_SCORE
-from rbc_bot.replay.decisive import decisive, turning_mistake
+from rbc_bot.replay.decisive import decisive, loss_text, turning_mistake
 from rbc_bot.replay.judge import BLUNDER_CP, BoardJudgement, Searcher, judge_board
 from rbc_bot.replay.mistakes import MoveScore, move_score
 
@@ -108,6 +108,13 @@ def test_gamble_a_king_capture_that_missed(searcher: Searcher) -> None:
     assert score.belief.king_capture_share == pytest.approx(0.6)
     assert score.belief.bad_share == pytest.approx(0.4) and score.belief.hang_share == pytest.approx(0.4)
     assert score.kind == "gamble"
+    # Not trying where the king stands on e8 misses the capture the belief offered on 60 % of the boards.
+    passive = judge_case(searcher, on_e8[0], on_e8 + on_f8, "h2h3")
+    assert passive.tags == ["king capture missed"] and passive.belief is not None
+    assert passive.belief.king_capturable_share == pytest.approx(0.6) and passive.kind == "blunder"
+    text = loss_text(passive, len(on_e8 + on_f8))
+    assert text.startswith("White lost the game at turn 7: it played h2h3, a blunder")
+    assert "On all 10 believed boards" in text and "possible on 60% of the boards it believed" in text
     # The same request where the king was there is no mistake at all.
     hit = judge_case(searcher, on_e8[0], on_e8 + on_f8, "e1e8")
     assert (

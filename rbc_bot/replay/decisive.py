@@ -84,7 +84,9 @@ def _truth_words(s: MoveScore) -> str:
     if "king left capturable" in s.tags:
         return f"it left the king capturable{best}"
     if "king capture missed" in s.tags:
-        return f"it missed a capture of the enemy king{best}"
+        share = s.belief.king_capturable_share if s.belief else None
+        where = f", a capture possible on {share:.0%} of the boards it believed" if share else ""
+        return f"it missed a capture of the enemy king{best}{where}"
     if s.eval_after <= -MATE_SCORE / 2 < s.eval_before:
         return f"it allowed a forced mate{best}"
     return f"it lost {min(s.cp_loss, LOSS_CLIP * 100):,.0f} cp{best}"
@@ -97,9 +99,10 @@ def loss_text(s: MoveScore, size: int | None) -> str:
     b = s.belief
     if b is None:
         return f"{head} On the true board {_truth_words(s)}."
-    of = f" of {size:,}" if size else ""
+    judged = f"all {b.boards} believed boards" if size == b.boards else f"{b.boards} believed boards judged"
+    of = f" of {size:,}" if size and size != b.boards else ""
     believed = (
-        f"On the {b.boards} believed boards judged{of}, the move lost {b.expected_loss:,.0f} cp on average "
+        f"On {judged}{of}, the move lost {b.expected_loss:,.0f} cp on average "
         f"and hung the king or big material on {b.hang_share:.0%} of them"
     )
     return f"{head} {believed}; on the true board {_truth_words(s)}."

@@ -47,6 +47,7 @@ class BeliefJudgement:
     hang_share: float  # share on which it hangs the king or big material (a loss of BLUNDER_CP or more)
     king_hung_share: float  # share on which the opponent can then capture the king
     king_capture_share: float  # share on which the request captures the enemy king
+    king_capturable_share: float = 0.0  # share on which some move captures the enemy king
     best_moves: list[tuple[str, int]] = field(default_factory=list)  # engine's best moves there, counted
 
 
@@ -94,6 +95,7 @@ def judge_belief(judged: Sequence[BoardJudgement], true_loss: float) -> BeliefJu
         hang_share=sum(j.king_hung or j.loss >= BLUNDER_CP for j in judged) / n,
         king_hung_share=sum(j.king_hung for j in judged) / n,
         king_capture_share=sum(j.king_captured for j in judged) / n,
+        king_capturable_share=sum(j.best_score >= KING_CAPTURE_SCORE for j in judged) / n,
         best_moves=best.most_common(5),
     )
 
