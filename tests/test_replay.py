@@ -32,6 +32,7 @@ from rbc_bot.replay.resim import expected_eliminated, resimulate
 from rbc_bot.rules import sense_window
 
 NODES = "2000"
+BELIEF_NODES = "1000"  # node limit on the believed boards: the tests check structure, not depth
 
 
 def play(seed: int, full_turns: int, white: type = RandomBot, black: type = AttackerBot) -> GameHistory:
@@ -148,7 +149,20 @@ def test_single_game_report_holds_the_numbers(
     long_game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "report"
-    assert run_cli(str(long_game), "--out", str(out), "--engine-nodes", NODES, "--belief-seconds", "20") == 0
+    assert (
+        run_cli(
+            str(long_game),
+            "--out",
+            str(out),
+            "--engine-nodes",
+            NODES,
+            "--belief-nodes",
+            BELIEF_NODES,
+            "--belief-seconds",
+            "20",
+        )
+        == 0
+    )
     printed = capsys.readouterr().out
     for name in (
         "report.html",
@@ -307,7 +321,17 @@ def test_folder_mode_aggregates_and_lists_bad_files(games: dict[str, Path], tmp_
         target.write_text(games[name].read_text())
     (folder / "broken.json").write_text('{"type": "GameHistory", "senses": ')
     out = tmp_path / "out"
-    assert run_cli(str(folder), "--out", str(out), "--engine-nodes", NODES) == 0
+    argv = [
+        "--out",
+        str(out),
+        "--engine-nodes",
+        NODES,
+        "--belief-nodes",
+        BELIEF_NODES,
+        "--belief-boards",
+        "4",
+    ]
+    assert run_cli(str(folder), *argv) == 0
     agg = json.loads((out / "aggregate.json").read_text())
     assert agg["games"] == 2
     assert [b["file"] for b in agg["bad_files"]] == [str(folder / "broken.json")]
@@ -339,7 +363,20 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     play_local_game(ours, RandomBot(), game=game)[2].save(replay)
     assert log_path.exists()
     out = tmp_path / "ours"
-    assert run_cli(str(replay), "--out", str(out), "--engine-nodes", NODES, "--belief-seconds", "30") == 0
+    assert (
+        run_cli(
+            str(replay),
+            "--out",
+            str(out),
+            "--engine-nodes",
+            NODES,
+            "--belief-nodes",
+            BELIEF_NODES,
+            "--belief-seconds",
+            "30",
+        )
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text())
     history = load_game(replay).history
     assert summary["our_color"] == "white" and summary["analysed_sides"] == ["white"]
