@@ -187,6 +187,9 @@ def test_decisive_for_the_winner_names_where_it_turned() -> None:
     won = [score(1, 0, 10, color="white"), score(2, 20, 15, color="white"), score(3, 900, 900, color="white")]
     found = decisive(won, chess.WHITE, [chess.WHITE])
     assert found is not None and (found["turn"], found["kind"]) == (3, "opponent_error")
+    assert found["text"].startswith(
+        "White won the game at turn 3: black's move at turn 2 turned the true board"
+    )
     capture = [score(1, 0, 10, color="white"), score(2, 20, KING_CAPTURE_SCORE, color="white")]
     found = decisive(capture, chess.WHITE, [chess.WHITE])
     assert found is not None and (found["turn"], found["kind"]) == (2, "winning_move")

@@ -118,8 +118,10 @@ def winning_turn(mine: list[MoveScore]) -> dict[str, Any] | None:
             start -= 1
         if start == 0 or mine[start - 1].eval_after < BLUNDER_CP:
             s = mine[start]
+            # White moves first in a turn: Black's move before White's turn t is its turn t - 1.
+            other, other_turn = ("black", s.turn - 1) if s.color == "white" else ("white", s.turn)
             text = (
-                f"{s.color.capitalize()} won the game at turn {s.turn}: the opponent's move before it "
+                f"{s.color.capitalize()} won the game at turn {s.turn}: {other}'s move at turn {other_turn} "
                 f"turned the true board to {_cp(s.eval_before)} for {s.color}, and {s.color} "
                 f"{_move_words(s)}."
             )
