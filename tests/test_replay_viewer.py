@@ -48,6 +48,7 @@ class Browser:
 
         self._profile = tempfile.mkdtemp(prefix="rbc-chromium-")
         flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"]
+        flags += ["--disable-dev-shm-usage"]  # containers often have a tiny /dev/shm
         flags += ["--disable-background-networking", "--disable-component-update", "--disable-sync"]
         self.process = subprocess.Popen(
             [
@@ -67,12 +68,16 @@ class Browser:
         self._buffer = b""
         self._next_id = 0
         self.events: list[dict[str, Any]] = []
-        target = self.call("Target.createTarget", url="about:blank")["targetId"]
-        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        for domain in ("Page", "Runtime", "Network"):
-            self.call(f"{domain}.enable", session=True)
-        metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
-        self.call("Emulation.setDeviceMetricsOverride", session=True, **metrics)
+        try:
+            target = self.call("Target.createTarget", url="about:blank")["targetId"]
+            self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+            for domain in ("Page", "Runtime", "Network"):
+                self.call(f"{domain}.enable", session=True)
+            metrics = {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False}
+            self.call("Emulation.setDeviceMetricsOverride", session=True, **metrics)
+        except BaseException:
+            self.close()  # no Chromium left behind when it could not be set up
+            raise
 
     def call(self, method: str, session: bool = False, **params: Any) -> dict[str, Any]:
         self._next_id += 1
