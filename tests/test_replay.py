@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+from html import escape as html_escape
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +26,13 @@ from rbc_bot.belief import BeliefTracker
 from rbc_bot.cli import main
 from rbc_bot.engine import can_capture_king
 from rbc_bot.replay.load import ReplayError, load_game
+from rbc_bot.replay.mistakes import KINDS
 from rbc_bot.replay.pgn import RbcGameBuilder, rbc_moves, read_pgn, write_pgn
 from rbc_bot.replay.resim import expected_eliminated, resimulate
 from rbc_bot.rules import sense_window
 
 NODES = "2000"
+BELIEF_NODES = "1000"  # node limit on the believed boards: the tests check structure, not depth
 
 
 def play(seed: int, full_turns: int, white: type = RandomBot, black: type = AttackerBot) -> GameHistory:
@@ -142,9 +145,25 @@ def run_cli(*argv: str) -> int:
     return main(["analyze", *argv])
 
 
-def test_single_game_report_holds_the_numbers(long_game: Path, tmp_path: Path) -> None:
+def test_single_game_report_holds_the_numbers(
+    long_game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "report"
-    assert run_cli(str(long_game), "--out", str(out), "--engine-nodes", NODES, "--belief-seconds", "20") == 0
+    assert (
+        run_cli(
+            str(long_game),
+            "--out",
+            str(out),
+            "--engine-nodes",
+            NODES,
+            "--belief-nodes",
+            BELIEF_NODES,
+            "--belief-seconds",
+            "20",
+        )
+        == 0
+    )
+    printed = capsys.readouterr().out
     for name in (
         "report.html",
         "summary.json",
@@ -162,10 +181,12 @@ def test_single_game_report_holds_the_numbers(long_game: Path, tmp_path: Path) -
     assert summary["turns"] == history.num_turns()
     assert summary["result"] == ("1-0" if history.get_winner_color() else "0-1")
     assert summary["analysed_sides"] == ["white", "black"]
-    assert summary["truth_always_in_belief"] in (True, False, None)
+    # Short games, default cap: the re-simulated belief holds the true board at every turn of both sides.
+    assert summary["truth_always_in_belief"] is True
+    assert all(row["truth"] is True for row in summary["per_turn"])
     # The king captures the engine flags as missed are exactly the true boards where the mover could take
     # the king and did not.
-    missed = {(m["color"], m["turn"]) for m in summary["mistakes"] if "king capture missed" in m["kinds"]}
+    missed = {(m["color"], m["turn"]) for m in summary["mistakes"] if "king capture missed" in m["tags"]}
     expected = set()
     for turn in history.turns():
         if history.has_move(turn):
@@ -174,7 +195,27 @@ def test_single_game_report_holds_the_numbers(long_game: Path, tmp_path: Path) -
             if can_capture_king(before) and after.king(not turn.color) is not None:
                 expected.add((chess.COLOR_NAMES[turn.color], turn.turn_number))
     assert missed == expected and missed
+    # No move equal to the engine's best is flagged; every mistake has a kind from its belief judgement.
+    assert summary["mistakes"] and all(m["played"] != m["best"] for m in summary["mistakes"])
+    assert all(m["kind"] in KINDS and m["boards_judged"] > 0 for m in summary["mistakes"])
+    assert sum(summary["mistake_stats"]["kinds"].values()) == len(summary["mistakes"])
+    # Per turn: the king-attacked share and the selector's move before and after every sense.
+    for row in summary["per_turn"]:
+        assert row["king_attacked"] is not None and 0 <= row["king_attacked"] <= 1
+        if row["sense"] is not None and row["taken"] != "-":
+            assert row["decision_before_sense"] and row["decision_after_sense"]
+            changed = row["decision_before_sense"] != row["decision_after_sense"]
+            assert row["sense_changed_move"] is changed
+    # The decisive moment: the loser's mistake, named in summary.json, the terminal and atop the report.
+    decisive = summary["decisive"]
+    loser = "black" if summary["winner"] == "white" else "white"
+    assert decisive["color"] == loser and decisive["kind"] in KINDS
+    mistake = next(m for m in summary["mistakes"] if (m["color"], m["turn"]) == (loser, decisive["turn"]))
+    assert decisive["kind"] == mistake["kind"] and mistake["requested"] in decisive["text"]
+    assert decisive["text"].startswith(f"{loser.capitalize()} lost the game at turn {decisive['turn']}")
+    assert decisive["text"] in printed.replace("\n", " ")  # soft-wrapped: one line
     html = (out / "report.html").read_text()
+    assert html.index(html_escape(decisive["text"])) < html.index("Board viewer") < html.index("Per turn")
     assert html.count("data:image/png;base64,") == 4
     encoded = html.split("data:image/png;base64,")[1].split('"')[0]
     assert base64.b64decode(encoded)[:4] == b"\x89PNG"
@@ -280,7 +321,17 @@ def test_folder_mode_aggregates_and_lists_bad_files(games: dict[str, Path], tmp_
         target.write_text(games[name].read_text())
     (folder / "broken.json").write_text('{"type": "GameHistory", "senses": ')
     out = tmp_path / "out"
-    assert run_cli(str(folder), "--out", str(out), "--engine-nodes", NODES) == 0
+    argv = [
+        "--out",
+        str(out),
+        "--engine-nodes",
+        NODES,
+        "--belief-nodes",
+        BELIEF_NODES,
+        "--belief-boards",
+        "4",
+    ]
+    assert run_cli(str(folder), *argv) == 0
     agg = json.loads((out / "aggregate.json").read_text())
     assert agg["games"] == 2
     assert [b["file"] for b in agg["bad_files"]] == [str(folder / "broken.json")]
@@ -312,7 +363,20 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     play_local_game(ours, RandomBot(), game=game)[2].save(replay)
     assert log_path.exists()
     out = tmp_path / "ours"
-    assert run_cli(str(replay), "--out", str(out), "--engine-nodes", NODES, "--belief-seconds", "30") == 0
+    assert (
+        run_cli(
+            str(replay),
+            "--out",
+            str(out),
+            "--engine-nodes",
+            NODES,
+            "--belief-nodes",
+            BELIEF_NODES,
+            "--belief-seconds",
+            "30",
+        )
+        == 0
+    )
     summary = json.loads((out / "summary.json").read_text())
     history = load_game(replay).history
     assert summary["our_color"] == "white" and summary["analysed_sides"] == ["white"]
@@ -329,6 +393,12 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     assert by_turn[0]["sense"] == first["sense_square"]
     assert by_turn[0]["bot_belief"] == first["belief"]["after_sense"][0]
     assert all(row["seconds"] is not None for row in summary["per_turn"])
+    # The turn log's candidates (worst and mean scores) and the rule that chose the sense, per turn.
+    for row in logged:
+        shown = by_turn[row["turn"] - 1]
+        assert shown["sense_rule"] == row["sense_rule"] and shown["move_rule"] == row["move_reason"]
+        assert shown["candidates"] == row["candidates"] or not row["candidates"]
+    assert any(row["candidates"] and "worst" in row["candidates"][0] for row in summary["per_turn"])
 
 
 def test_flag_fall_mid_turn_is_analysed(games: dict[str, Path], tmp_path: Path) -> None:

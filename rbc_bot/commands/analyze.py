@@ -23,7 +23,7 @@ from rbc_bot.replay.report import print_aggregate, print_summary, write_aggregat
 from rbc_bot.replay.resim import DEFAULT_CAP, DEFAULT_SECONDS, DEFAULT_STASH_LIMIT
 
 if TYPE_CHECKING:
-    from rbc_bot.engine import EnginePool
+    from rbc_bot.replay.analysis import Engines
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +81,20 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="after the opponent's move keep up to cap x K boards until the sense (the bot uses 20)",
     )
+    parser.add_argument(
+        "--belief-boards",
+        type=int,
+        default=16,
+        metavar="K",
+        help="believed boards sampled per turn to judge each move against (0: judge on the true board only)",
+    )
+    parser.add_argument(
+        "--belief-nodes",
+        type=int,
+        default=5_000,
+        metavar="N",
+        help="Stockfish node limit per search on the believed boards",
+    )
     parser.add_argument("--brief", action="store_true", help="no per-turn table in the terminal")
 
 
@@ -90,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
         ("--engine-nodes", args.engine_nodes, 1),
         ("--belief-cap", args.belief_cap, 0),
         ("--belief-slack", args.belief_slack, 1),
+        ("--belief-boards", args.belief_boards, 0),
+        ("--belief-nodes", args.belief_nodes, 1),
     ):
         if value < low:
             print(f"error: {name} must be >= {low}, got {value}", file=sys.stderr)
@@ -103,6 +119,8 @@ def run(args: argparse.Namespace) -> int:
         stash_limit=args.stash_limit,
         belief_slack=args.belief_slack,
         engine_path=args.stockfish,
+        belief_boards=args.belief_boards,
+        belief_nodes=args.belief_nodes,
     )
     path: Path = args.path
     if path.is_dir():
@@ -153,7 +171,7 @@ def _run_folder(folder: Path, out: Path, options: Options, console: Console) -> 
 
 
 def _analyse_folder(
-    games: list[Path], out: Path, options: Options, console: Console, pool: EnginePool | None
+    games: list[Path], out: Path, options: Options, console: Console, pool: Engines | None
 ) -> int:
     entries = []
     bad: list[tuple[Path, str]] = []

@@ -8,7 +8,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import chess
+import chess.engine
 
+from rbc_bot.replay.decisions import SenseDecision
+from rbc_bot.replay.decisive import decisive
 from rbc_bot.replay.load import LoadedGame, turns_of
 from rbc_bot.replay.mistakes import MoveScore, summarise
 from rbc_bot.replay.pgn import result_of
@@ -20,9 +23,13 @@ from rbc_bot.replay.resim import (
     TurnBelief,
     resimulate,
 )
+from rbc_bot.replay.views import TurnView, ViewRecorder
 
 if TYPE_CHECKING:
+    from types import TracebackType
+
     from rbc_bot.engine import EnginePool
+    from rbc_bot.replay.judge import Searcher
 
 logger = logging.getLogger(__name__)
 
@@ -38,6 +45,33 @@ class Options:
     belief_slack: int = 1  # the tracker's expansion_slack (the bot plays with 20)
     engine_workers: int = 2
     engine_path: str | None = None
+    belief_boards: int = 16  # believed boards sampled per turn to judge moves against (0: none)
+    belief_nodes: int = 5_000  # node limit per search on those boards
+    decision_nodes: int = 1_000  # node limit of the selector run before and after each sense
+
+
+@dataclass
+class Engines:
+    """The engines an analysis uses: one-search judgements (``searchmoves``) and our move selector's pool."""
+
+    searcher: Searcher
+    pool: EnginePool
+
+    @property
+    def name(self) -> str:
+        return self.searcher.name
+
+    def __enter__(self) -> Engines:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.searcher.close()
+        self.pool.close()
 
 
 @dataclass
@@ -47,6 +81,11 @@ class GameAnalysis:
     beliefs: dict[chess.Color, SideBelief] = field(default_factory=dict)
     scores: list[MoveScore] = field(default_factory=list)
     engine_note: str | None = None
+    views: dict[chess.Color, dict[int, TurnView]] = field(default_factory=dict)
+    decisions: dict[tuple[chess.Color, int], SenseDecision] = field(default_factory=dict)
+
+    def view_of(self, color: chess.Color, turn: int) -> TurnView | None:
+        return self.views.get(color, {}).get(turn)
 
     def score_of(self, color: chess.Color, turn: int) -> MoveScore | None:
         name = chess.COLOR_NAMES[color]
@@ -73,6 +112,9 @@ class GameAnalysis:
             tb = next((t for t in belief.turns if t.turn == turn.turn_number), None) if belief else None
             score = self.score_of(turn.color, turn.turn_number)
             log = self.log_of(turn.color, turn.turn_number) or {}
+            view = self.view_of(turn.color, turn.turn_number)
+            decision = self.decisions.get((turn.color, turn.turn_number))
+            belief_judged = score.belief if score else None
             requested = history.requested_move(turn) if history.has_move(turn) else None
             taken = history.taken_move(turn) if history.has_move(turn) else None
             rows.append(
@@ -99,13 +141,31 @@ class GameAnalysis:
                     "eval_white": score.eval_white if score else None,
                     "cp_loss": score.cp_loss if score else None,
                     "best_move": score.best if score else None,
-                    "kinds": ", ".join(score.kinds) if score else "",
+                    "tags": ", ".join(score.tags) if score else "",
+                    "kind": score.kind if score else None,
+                    "expected_loss": belief_judged.expected_loss if belief_judged else None,
+                    "bad_share": belief_judged.bad_share if belief_judged else None,
+                    "hang_share": belief_judged.hang_share if belief_judged else None,
+                    "king_attacked": view.king_attacked_share if view else None,
+                    "decision_before_sense": decision.before if decision else None,
+                    "decision_after_sense": decision.after if decision else None,
+                    "sense_changed_move": decision.changed if decision else None,
+                    "sense_rule": log.get("sense_rule"),
+                    "move_rule": log.get("move_reason"),
+                    "candidates": log.get("candidates") or _belief_candidates(score),
                     "bot_belief": _bot_belief(log),
                     "seconds": turn_seconds(log),
                     "seconds_left": log.get("seconds_left"),
                 }
             )
         return rows
+
+    def _sizes(self) -> dict[tuple[str, int], int]:
+        return {
+            (chess.COLOR_NAMES[c], turn): view.size_after_sense
+            for c, views in self.views.items()
+            for turn, view in views.items()
+        }
 
     def summary(self) -> dict[str, Any]:
         history = self.game.history
@@ -128,11 +188,21 @@ class GameAnalysis:
             "belief": {chess.COLOR_NAMES[c]: _belief_summary(b) for c, b in self.beliefs.items()},
             "engine": self.engine_note or "stockfish",
             "mistakes": mistakes["mistakes"],
+            "decisive": decisive(
+                self.scores, winner, self.sides, self._sizes(), reason.name if reason is not None else None
+            ),
             "mistake_stats": {k: v for k, v in mistakes.items() if k != "mistakes"},
             "turn_log": turn_log_stats(self.game.turn_log) if self.game.turn_log else None,
             "warnings": self.game.warnings,
             "per_turn": self.rows(),
         }
+
+
+def _belief_candidates(score: MoveScore | None) -> list[dict[str, Any]]:
+    """Without our turn log: the engine's best moves on the believed boards, with how many boards."""
+    if score is None or score.belief is None:
+        return []
+    return [{"move": move, "boards": count} for move, count in score.belief.best_moves]
 
 
 def _truth_note(tb: TurnBelief | None) -> str:
@@ -208,13 +278,14 @@ def _belief_summary(side: SideBelief) -> dict[str, Any]:
     }
 
 
-def analyse(game: LoadedGame, options: Options, pool: EnginePool | None = None) -> GameAnalysis:
-    """Run every analysis ``options`` asks for on one loaded game (``pool``: reuse engines across games)."""
+def analyse(game: LoadedGame, options: Options, engines: Engines | None = None) -> GameAnalysis:
+    """Run every analysis ``options`` asks for on one loaded game (``engines``: reuse across games)."""
     sides = options.sides
     if sides is None:
         sides = [game.our_color] if game.our_color is not None else [chess.WHITE, chess.BLACK]
     result = GameAnalysis(game=game, sides=list(sides))
     for color in sides:
+        recorder = ViewRecorder(color, sample=options.belief_boards)
         result.beliefs[color] = resimulate(
             game.history,
             color,
@@ -222,27 +293,62 @@ def analyse(game: LoadedGame, options: Options, pool: EnginePool | None = None) 
             seconds=options.belief_seconds,
             stash_limit=options.stash_limit,
             expansion_slack=options.belief_slack,
+            observe=recorder,
         )
+        result.views[color] = recorder.views
     if not options.use_engine:
         result.engine_note = "disabled (--no-engine)"
         return result
     from rbc_bot.engine import EngineError, StockfishNotFoundError
-    from rbc_bot.replay.mistakes import score_moves
 
     try:
         with contextlib.ExitStack() as stack:
-            if pool is None:
-                pool = stack.enter_context(open_pool(options))
-            result.scores = score_moves(game.history, list(sides), pool, options.engine_nodes)
-            result.engine_note = f"{pool.name}, {options.engine_nodes} nodes"
-    except (StockfishNotFoundError, EngineError) as exc:
+            if engines is None:
+                engines = stack.enter_context(open_pool(options))
+            _judge(result, options, engines)
+            result.engine_note = f"{engines.name}, {options.engine_nodes} nodes"
+    except (StockfishNotFoundError, EngineError, chess.engine.EngineError) as exc:
         result.engine_note = f"unavailable: {exc}"
         logger.warning("no engine analysis: %s", exc)
     return result
 
 
-def open_pool(options: Options) -> EnginePool:
-    """Deterministic engines (``ucinewgame`` per batch, node limits): the same game scores the same."""
-    from rbc_bot.engine import EnginePool
+def _judge(result: GameAnalysis, options: Options, engines: Engines) -> None:
+    """Moves judged on the true and the believed boards; the selector run before and after each sense."""
+    from rbc_bot.replay.decisions import sense_decision
+    from rbc_bot.replay.mistakes import score_moves
 
-    return EnginePool(options.engine_path, workers=options.engine_workers, deterministic=True)
+    history = result.game.history
+    believed = {
+        (color, turn): view.after_sense
+        for color, views in result.views.items()
+        for turn, view in views.items()
+    }
+    result.scores = score_moves(history, result.sides, engines.searcher, believed, options.belief_nodes)
+    for turn in turns_of(history):
+        view = result.view_of(turn.color, turn.turn_number)
+        if turn.color not in result.sides or view is None or not history.has_move(turn):
+            continue
+        if history.sense(turn) is None or not view.before_sense:
+            continue
+        result.decisions[turn.color, turn.turn_number] = sense_decision(
+            engines.pool,
+            history.truth_board_before_move(turn),
+            view.before_sense,
+            view.after_sense,
+            options.decision_nodes,
+        )
+
+
+def open_pool(options: Options) -> Engines:
+    """Deterministic engines (a new game per search or batch, node limits): the same game scores the same."""
+    from rbc_bot.engine import EnginePool
+    from rbc_bot.replay.judge import Searcher
+
+    searcher = Searcher(options.engine_path, workers=options.engine_workers, nodes=options.engine_nodes)
+    try:
+        pool = EnginePool(options.engine_path, workers=options.engine_workers, deterministic=True)
+    except BaseException:
+        searcher.close()
+        raise
+    return Engines(searcher, pool)

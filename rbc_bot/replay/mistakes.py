@@ -1,106 +1,179 @@
-"""Score every move of a side on the TRUE board with Stockfish: what it cost, and the RBC blunders.
+"""Judge every move of a side on the TRUE board and on the boards its player BELIEVED, and say what kind
+of mistake each bad move was.
 
-The true board can be illegal in chess (the mover may attack the enemy king), so the engine module's
-guards decide first: a capturable king is scored ``KING_CAPTURE_SCORE`` without asking Stockfish.
-The loss of a move is ``best - played`` for the mover, where ``best`` is the engine's score before
-the move and ``played`` minus its score of the position after it (node limits: reproducible).
+Why two judgements: in RBC a move that lost on the true board may have been the right decision on
+what the player could know. On the true board the best and the played move come from one search
+(:mod:`rbc_bot.replay.judge`). On a sample of the believed boards (the re-simulated belief after the
+sense) the same request is judged the same way, each board with its own RBC revision. A bad move is:
+
+- ``blunder``: bad (a loss of half the true loss, at least ``MISTAKE_CP``, at most ``BLUNDER_CP``) on
+  most believed boards: the player could have known;
+- ``gamble``: fine on most believed boards, but bad on a real share of them (``RARE_SHARE`` or more),
+  or a king-capture attempt that missed: a risk taken knowingly that came true;
+- ``unseen_threat``: bad on fewer than ``RARE_SHARE`` of the believed boards: the true board was a rare
+  one in the belief (or not in it at all); the fix is in sensing and belief, not in choosing the move.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import chess
 from reconchess import GameHistory
 
-from rbc_bot.engine import KING_CAPTURE_SCORE, MATE_SCORE, EnginePool, can_capture_king, king_capture_moves
+from rbc_bot.engine import KING_CAPTURE_SCORE
+from rbc_bot.replay.judge import BLUNDER_CP, LOSS_CLIP, MISTAKE_CP, BoardJudgement, Searcher
 from rbc_bot.replay.load import turns_of
 
 logger = logging.getLogger(__name__)
 
-MISTAKE_CP = 100  # thresholds as on lichess: inaccuracy 50, mistake 100, blunder 300
-BLUNDER_CP = 300
-LOSS_CLIP = 1000  # losses past a clear blunder count the same in averages (mate scores are huge)
 EVAL_CLIP = 2000
+MOST_SHARE = 0.5  # "bad on most believed boards"
+RARE_SHARE = 0.1  # below this share of the believed boards, the true board was a rare one
+KINDS = ("blunder", "gamble", "unseen_threat")
+
+
+@dataclass
+class BeliefJudgement:
+    """The request judged on a sample of the boards its player believed possible when moving."""
+
+    boards: int  # believed boards judged
+    expected_loss: float  # mean loss over them (each clipped at LOSS_CLIP)
+    bad_share: float  # share on which the move was bad (see ``bad_threshold``)
+    hang_share: float  # share on which it hangs the king or big material (a loss of BLUNDER_CP or more)
+    king_hung_share: float  # share on which the opponent can then capture the king
+    king_capture_share: float  # share on which the request captures the enemy king
+    king_capturable_share: float = 0.0  # share on which some move captures the enemy king
+    best_moves: list[tuple[str, int]] = field(default_factory=list)  # engine's best moves there, counted
 
 
 @dataclass
 class MoveScore:
     color: str
     turn: int
-    played: str
+    requested: str
+    played: str  # the move taken on the true board ("pass" for none)
     best: str | None
-    eval_before: float  # for the mover, before the move (white's view is in ``eval_white``)
-    eval_after: float  # for the mover, after the move
+    eval_before: float  # the best move's score for the mover (from the same search as the played move)
+    eval_after: float  # the played move's score for the mover
     eval_white: float
     cp_loss: float
-    kinds: list[str] = field(default_factory=list)
+    tags: list[str] = field(default_factory=list)  # what went wrong on the true board
+    belief: BeliefJudgement | None = None
+    kind: str | None = None  # for a mistake: one of KINDS (None without a belief judgement)
 
     @property
     def is_mistake(self) -> bool:
-        return bool(self.kinds)
+        return bool(self.tags)
 
 
 def _clip(value: float, limit: float) -> float:
     return max(-limit, min(limit, value))
 
 
+def bad_threshold(true_loss: float) -> float:
+    """The loss that makes a believed board count as bad: half the true loss, at least ``MISTAKE_CP``,
+    and a blunder there (``BLUNDER_CP``) always counts: losing a rook on a believed board is bad even if
+    the true board lost the king."""
+    return min(float(BLUNDER_CP), max(float(MISTAKE_CP), true_loss / 2))
+
+
+def judge_belief(judged: Sequence[BoardJudgement], true_loss: float) -> BeliefJudgement | None:
+    if not judged:
+        return None
+    n = len(judged)
+    threshold = bad_threshold(true_loss)
+    best = Counter(j.best.uci() for j in judged if j.best is not None)
+    return BeliefJudgement(
+        boards=n,
+        expected_loss=sum(min(j.loss, LOSS_CLIP) for j in judged) / n,
+        bad_share=sum(j.loss >= threshold for j in judged) / n,
+        hang_share=sum(j.king_hung or j.loss >= BLUNDER_CP for j in judged) / n,
+        king_hung_share=sum(j.king_hung for j in judged) / n,
+        king_capture_share=sum(j.king_captured for j in judged) / n,
+        king_capturable_share=sum(j.best_score >= KING_CAPTURE_SCORE for j in judged) / n,
+        best_moves=best.most_common(5),
+    )
+
+
+def classify(score: MoveScore) -> str | None:
+    """The kind of a mistake (see the module's docstring); None for a good move or with no belief."""
+    belief = score.belief
+    if not score.is_mistake or belief is None:
+        return None
+    if belief.bad_share >= MOST_SHARE:
+        return "blunder"
+    # A king capture tried on a visible share of the boards, and the king was not there: a bet.
+    missed_king = belief.king_capture_share >= RARE_SHARE and score.eval_after < KING_CAPTURE_SCORE
+    if belief.bad_share >= RARE_SHARE or missed_king:
+        return "gamble"
+    return "unseen_threat"
+
+
+def tags_of(truth: BoardJudgement) -> list[str]:
+    tags: list[str] = []
+    if truth.king_hung and truth.played_score != truth.best_score:
+        tags.append("king left capturable")
+    if truth.best_score >= KING_CAPTURE_SCORE and not truth.king_captured:
+        tags.append("king capture missed")
+    if not tags and truth.loss >= BLUNDER_CP:
+        tags.append(f"lost {BLUNDER_CP}+ cp")
+    elif not tags and truth.loss >= MISTAKE_CP:
+        tags.append(f"lost {MISTAKE_CP}+ cp")
+    return tags
+
+
 def score_moves(
-    history: GameHistory, colors: list[chess.Color], pool: EnginePool, nodes: int
+    history: GameHistory,
+    colors: list[chess.Color],
+    searcher: Searcher,
+    believed: Mapping[tuple[chess.Color, int], Sequence[chess.Board]] | None = None,
+    belief_nodes: int | None = None,
 ) -> list[MoveScore]:
-    """One :class:`MoveScore` per move of ``colors`` in play order, all boards in two engine batches."""
+    """One :class:`MoveScore` per move of ``colors`` in play order. ``believed``: the sampled boards each
+    player believed when moving (keyed by colour and turn), judged at ``belief_nodes``."""
+    believed = believed or {}
     turns = [t for t in turns_of(history) if t.color in colors and history.has_move(t)]
-    befores = [history.truth_board_before_move(t) for t in turns]
-    afters = [chess.Board(history.truth_fen_after_move(t)) for t in turns]  # FEN turn: the opponent
-    best_lines = pool.top_moves(befores, 1, nodes=nodes) if befores else []
-    no_move = [i for i, line in enumerate(best_lines) if not line]
-    fallback = dict(zip(no_move, pool.evaluate([befores[i] for i in no_move], nodes=nodes), strict=True))
-    scores_before = [line[0][1] if line else fallback[i] for i, line in enumerate(best_lines)]
-    scores_after = pool.evaluate(afters, nodes=nodes) if afters else []
+    requests = [history.requested_move(t) for t in turns]
+    pairs = list(zip(turns, requests, strict=True))
+    truths = searcher.judge([(history.truth_board_before_move(t), r) for t, r in pairs])
+    items = [(b, r) for t, r in pairs for b in believed.get((t.color, t.turn_number), ())]
+    flat = iter(searcher.judge(items, belief_nodes) if items else [])
     out: list[MoveScore] = []
-    for turn, before, after, line, best_score, after_score in zip(
-        turns, befores, afters, best_lines, scores_before, scores_after, strict=True
-    ):
-        taken = history.taken_move(turn)
-        kinds: list[str] = []
-        best_move = line[0][0] if line else None
-        if can_capture_king(before):
-            best_score = float(KING_CAPTURE_SCORE)
-            best_move = king_capture_moves(before)[0]
-        if after.king(after.turn) is None:  # we took the king
-            played = float(KING_CAPTURE_SCORE)
-        elif can_capture_king(after):
-            # Already mated (no chess-legal move): every move leaves the king en prise; not a mistake.
-            mated = best_score <= -MATE_SCORE
-            played = best_score if mated else -float(KING_CAPTURE_SCORE)
-            if not mated:
-                kinds.append("king left capturable")
-        else:
-            played = -after_score
-        if can_capture_king(before) and played < KING_CAPTURE_SCORE:
-            kinds.append("king capture missed")
-        loss = max(0.0, best_score - played)
-        if not kinds and loss >= BLUNDER_CP:
-            kinds.append("blunder")
-        elif not kinds and loss >= MISTAKE_CP:
-            kinds.append("mistake")
-        white_view = best_score if turn.color == chess.WHITE else -best_score
-        out.append(
-            MoveScore(
-                color=chess.COLOR_NAMES[turn.color],
-                turn=turn.turn_number,
-                played=taken.uci() if taken else "pass",
-                best=best_move.uci() if best_move else None,
-                eval_before=best_score,
-                eval_after=played,
-                eval_white=_clip(white_view, EVAL_CLIP),
-                cp_loss=loss,
-                kinds=kinds,
-            )
-        )
+    for turn, requested, truth in zip(turns, requests, truths, strict=True):
+        judged = [next(flat) for _ in believed.get((turn.color, turn.turn_number), ())]
+        out.append(move_score(turn.color, turn.turn_number, requested, truth, judged))
     return out
+
+
+def move_score(
+    color: chess.Color,
+    turn: int,
+    requested: chess.Move | None,
+    truth: BoardJudgement,
+    judged: Sequence[BoardJudgement] = (),
+) -> MoveScore:
+    """One move's score from its judgement on the true board and on the believed boards, with its kind."""
+    white_view = truth.best_score if color == chess.WHITE else -truth.best_score
+    score = MoveScore(
+        color=chess.COLOR_NAMES[color],
+        turn=turn,
+        requested=requested.uci() if requested else "pass",
+        played=truth.taken.uci() if truth.taken else "pass",
+        best=truth.best.uci() if truth.best else None,
+        eval_before=truth.best_score,
+        eval_after=truth.played_score,
+        eval_white=_clip(white_view, EVAL_CLIP),
+        cp_loss=truth.loss,
+        tags=tags_of(truth),
+        belief=judge_belief(judged, truth.loss),
+    )
+    score.kind = classify(score)
+    return score
 
 
 def summarise(scores: list[MoveScore]) -> dict[str, Any]:
@@ -112,19 +185,28 @@ def summarise(scores: list[MoveScore]) -> dict[str, Any]:
         "mistake_count": len(mistakes),
         "mistake_rate": len(mistakes) / moves if moves else 0.0,
         "mean_cp_loss": sum(min(s.cp_loss, LOSS_CLIP) for s in scores) / moves if moves else 0.0,
-        "king_captures_missed": sum("king capture missed" in s.kinds for s in scores),
-        "kings_left_capturable": sum("king left capturable" in s.kinds for s in scores),
-        "mistakes": [
-            {
-                "color": s.color,
-                "turn": s.turn,
-                "kinds": s.kinds,
-                "played": s.played,
-                "best": s.best,
-                "cp_loss": round(s.cp_loss, 1),
-            }
-            for s in mistakes
-        ],
+        "king_captures_missed": sum("king capture missed" in s.tags for s in scores),
+        "kings_left_capturable": sum("king left capturable" in s.tags for s in scores),
+        "kinds": {kind: sum(s.kind == kind for s in mistakes) for kind in KINDS},
+        "mistakes": [mistake_dict(s) for s in mistakes],
+    }
+
+
+def mistake_dict(s: MoveScore) -> dict[str, Any]:
+    belief = s.belief
+    return {
+        "color": s.color,
+        "turn": s.turn,
+        "kind": s.kind,
+        "tags": s.tags,
+        "requested": s.requested,
+        "played": s.played,
+        "best": s.best,
+        "cp_loss": round(min(s.cp_loss, LOSS_CLIP * 100), 1),
+        "expected_loss": None if belief is None else round(belief.expected_loss, 1),
+        "bad_share": None if belief is None else round(belief.bad_share, 3),
+        "hang_share": None if belief is None else round(belief.hang_share, 3),
+        "boards_judged": 0 if belief is None else belief.boards,
     }
 
 

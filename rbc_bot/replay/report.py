@@ -16,6 +16,7 @@ from rich.table import Table
 from rbc_bot.replay.analysis import GameAnalysis
 from rbc_bot.replay.pgn import write_pgn
 from rbc_bot.replay.plots import write_plots
+from rbc_bot.replay.viewer import viewer_html
 
 logger = logging.getLogger(__name__)
 
@@ -38,7 +39,12 @@ COLUMNS = [
     ("eval_white", "eval (white)"),
     ("cp_loss", "cp loss"),
     ("best_move", "engine best"),
-    ("kinds", "mistake"),
+    ("tags", "mistake"),
+    ("kind", "kind"),
+    ("expected_loss", "loss on believed"),
+    ("bad_share", "bad on believed"),
+    ("king_attacked", "king attacked"),
+    ("sense_changed_move", "sense changed move"),
     ("bot_belief", "bot's belief (log)"),
     ("seconds", "seconds (log)"),
 ]
@@ -54,6 +60,10 @@ def fmt(value: Any) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+def _pct(value: float | None) -> str | None:
+    return None if value is None else f"{value:.0%}"
 
 
 def _json_default(value: Any) -> Any:
@@ -80,7 +90,9 @@ def write_game(analysis: GameAnalysis, out: Path) -> dict[str, Any]:
     write_pgn(analysis.game.history, out / "game.pgn", pgn_notes(analysis))
     pngs = write_plots(analysis, out)
     (out / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default) + "\n")
-    (out / "report.html").write_text(game_html(summary, pngs), encoding="utf-8")
+    (out / "report.html").write_text(
+        game_html(summary, pngs, viewer_html(analysis, summary)), encoding="utf-8"
+    )
     return summary
 
 
@@ -100,7 +112,18 @@ img{max-width:48%;margin:4px;border:1px solid #ddd}
 </style>"""
 
 
-def game_html(summary: dict[str, Any], pngs: list[Path]) -> str:
+def decisive_text(summary: dict[str, Any]) -> str:
+    decisive = summary.get("decisive")
+    if decisive:
+        return str(decisive["text"])
+    if summary["winner"] is None:
+        return "No side won: there is no decisive moment."
+    if not summary["mistake_stats"]["moves"]:
+        return f"No decisive moment: no move was judged (engine: {summary['engine']})."
+    return "No decisive moment: the side that lost was not analysed (see --side)."
+
+
+def game_html(summary: dict[str, Any], pngs: list[Path], viewer: str = "") -> str:
     e = html.escape
     title = f"{summary['white']} (white) vs {summary['black']} (black): {summary['result']}"
     facts = {
@@ -126,7 +149,12 @@ def game_html(summary: dict[str, Any], pngs: list[Path]) -> str:
     parts = [
         f"<!doctype html><html><head><meta charset='utf-8'><title>{e(title)}</title>{STYLE}</head><body>"
     ]
-    parts.append(f"<h1>{e(title)}</h1><table>")
+    parts.append(f"<h1>{e(title)}</h1>")
+    kind = (summary.get("decisive") or {}).get("kind")
+    parts.append(
+        f"<p id='decisive' class='decisive'><b>Decisive moment{e(f' ({kind})' if kind else '')}:</b> "
+        f"{e(decisive_text(summary))}</p><table>"
+    )
     parts += [
         f"<tr><th>{e(k)}</th><td style='text-align:left'>{e(str(v))}</td></tr>" for k, v in facts.items()
     ]
@@ -135,32 +163,39 @@ def game_html(summary: dict[str, Any], pngs: list[Path]) -> str:
         parts.append(
             "<h2>Warnings</h2><ul>" + "".join(f"<li>{e(w)}</li>" for w in summary["warnings"]) + "</ul>"
         )
+    parts.append(viewer)
     parts.append("<h2>Plots</h2>" + "".join(_img(p) for p in pngs if p.name != "overview.png"))
-    parts.append("<h2>Mistakes</h2>")
-    if summary["mistakes"]:
-        parts.append(
-            "<table><tr>"
-            + "".join(f"<th>{h}</th>" for h in ("side", "turn", "kind", "played", "best", "cp loss"))
-            + "</tr>"
-        )
-        for m in summary["mistakes"]:
-            cells = [m["color"], m["turn"], ", ".join(m["kinds"]), m["played"], m["best"], m["cp_loss"]]
-            parts.append("<tr>" + "".join(f"<td>{e(fmt(c))}</td>" for c in cells) + "</tr>")
-        parts.append("</table>")
-    else:
-        parts.append("<p>none found</p>")
+    parts.append("<h2>Mistakes</h2>" + mistakes_html(summary["mistakes"]))
     parts.append("<h2>Per turn</h2><table><tr>" + "".join(f"<th>{e(h)}</th>" for _, h in COLUMNS) + "</tr>")
     for row in summary["per_turn"]:
-        css = "lost" if row["truth"] is False else "bad" if row["kinds"] else ""
+        css = "lost" if row["truth"] is False else "bad" if row["tags"] else ""
         parts.append(
             f"<tr class='{css}'>" + "".join(f"<td>{e(fmt(row[k]))}</td>" for k, _ in COLUMNS) + "</tr>"
         )
     parts.append(
         "</table><p class='k'>expected = boards a sense there removes on average over the same belief; "
-        "cp loss = engine score of the best move minus the move taken, on the true board.</p>"
+        "cp loss = engine score of the best move minus the move taken, on the true board, both from one "
+        "search; loss on believed = the same over the sampled believed boards (the request revised on each); "
+        "kind: blunder (bad on most believed boards), gamble (bad on a real share of them, or a king "
+        "capture that missed), unseen_threat (bad on under 10 %: the true board was a rare one).</p>"
     )
     parts.append("</body></html>\n")
     return "\n".join(parts)
+
+
+def mistakes_html(mistakes: list[dict[str, Any]]) -> str:
+    """The mistakes table: where, what kind, and the judgement on the true and the believed boards."""
+    if not mistakes:
+        return "<p>none found</p>"
+    e = html.escape
+    heads = ["side", "turn", "kind", "what", "requested", "played", "best", "cp loss", "loss on believed"]
+    heads += ["bad on believed", "hangs on believed"]
+    parts = ["<table><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr>"]
+    for m in mistakes:
+        cells = [m["color"], m["turn"], m["kind"], ", ".join(m["tags"]), m["requested"], m["played"]]
+        cells += [m["best"], m["cp_loss"], m["expected_loss"], _pct(m["bad_share"]), _pct(m["hang_share"])]
+        parts.append("<tr>" + "".join(f"<td>{e(fmt(c))}</td>" for c in cells) + "</tr>")
+    return "".join(parts) + "</table>"
 
 
 def print_summary(summary: dict[str, Any], console: Console, full: bool = True) -> None:
@@ -188,8 +223,17 @@ def print_summary(summary: dict[str, Any], console: Console, full: bool = True) 
         f"{stats['king_captures_missed']} king captures missed, "
         f"{stats['kings_left_capturable']} kings left en prise"
     )
+    kinds = ", ".join(f"{n} {k}" for k, n in stats.get("kinds", {}).items() if n)
+    if kinds:
+        console.print(f"  mistake kinds: {kinds}")
+    console.print(f"  [bold]decisive moment:[/] {decisive_text(summary)}", soft_wrap=True)
     if not full:
         return
+    console.print(turn_table(summary))
+
+
+def turn_table(summary: dict[str, Any]) -> Table:
+    """One terminal row per analysed turn: belief, truth, sense, move, judgement, time."""
     table = Table(header_style="bold", box=None, pad_edge=False)
     for header in (
         "turn",
@@ -204,9 +248,9 @@ def print_summary(summary: dict[str, Any], console: Console, full: bool = True) 
         "mistake",
         "s",
     ):
-        table.add_column(header, justify="right")
+        table.add_column(header, justify="right", overflow="fold")  # narrow terminals wrap, never cut
     for row in summary["per_turn"]:
-        style = "red" if row["truth"] is False else "yellow" if row["kinds"] else None
+        style = "red" if row["truth"] is False else "yellow" if row["tags"] else None
         moved = row["taken"] + ("*" if row["requested"] != row["taken"] else "")
         best = f"{row['best_sense']} {row['best_expected']:.0f}" if row["best_sense"] else "-"
         cells = [
@@ -219,11 +263,11 @@ def print_summary(summary: dict[str, Any], console: Console, full: bool = True) 
             moved,
             fmt(row["eval_white"]),
             fmt(row["cp_loss"]),
-            row["kinds"],
+            row["kind"] or row["tags"],
             fmt(row["seconds"]),
         ]
         table.add_row(*cells, style=style)
-    console.print(table)
+    return table
 
 
 def aggregate(summaries: list[dict[str, Any]]) -> dict[str, Any]:

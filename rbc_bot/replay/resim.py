@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -137,6 +138,11 @@ def _square(square: int | None) -> str | None:
     return None if square is None else chess.square_name(square)
 
 
+Observer = Callable[[Turn, str, Any], None]
+"""Called with the turn, the stage (``"opponent"``: after the opponent's move, ``"sense"``: after the
+sense) and the tracker, so per-turn views of the belief can be kept without copying every board."""
+
+
 class _Stop(Exception):
     """The re-simulation went past its time or memory budget."""
 
@@ -149,6 +155,7 @@ def resimulate(
     seconds: float = DEFAULT_SECONDS,
     stash_limit: int = DEFAULT_STASH_LIMIT,
     expansion_slack: int = 1,
+    observe: Observer | None = None,
 ) -> SideBelief:
     """Run the belief tracker over ``color``'s observations (``expansion_slack`` as the tracker's).
 
@@ -184,6 +191,8 @@ def resimulate(
             truth_opponent = tracker.contains(truth)
             # Not live but in the stash just made: the cap sampled the truth away (not a tracker bug).
             sampled_away = not truth_opponent and _in_new_stash(tracker, truth)
+            if observe is not None:
+                observe(turn, "opponent", tracker)
             square = history.sense(turn)
             scores: dict[int, float] = {}
             if square is not None:
@@ -192,6 +201,8 @@ def resimulate(
             guard()
             after_sense = tracker.live_size
             truth_sense = tracker.contains(truth)
+            if observe is not None:
+                observe(turn, "sense", tracker)
             size_move: int | None = None
             truth_move: bool | None = None
             if history.has_move(turn):
