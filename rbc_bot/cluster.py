@@ -169,11 +169,13 @@ def node_name(report: dict[str, Any]) -> str:
     return f"{report.get('host') or '?'} ({report['node']})"
 
 
+@cache
 def bot_cpus(spec: BotSpec) -> int:
     """CPUs one seat uses: our bot's Stockfish processes (``engine.workers``), one for any other bot."""
     return int(spec.config().engine.workers) if spec.is_ours else 1
 
 
+@cache
 def needs_stockfish(spec: BotSpec) -> bool:
     return (spec.is_ours and not spec.config().engine.material_only) or spec.spec == "trout"
 
@@ -247,11 +249,12 @@ class RayBackend:
             return
         self.check(jobs)
         files = config_files(jobs)
+        least = min(self.cpus_for(job) for job in jobs)
         queue = deque(jobs)
         pending: dict[Any, GameJob] = {}
         try:
             while queue or pending:
-                limit = self.window(min(self.cpus_for(job) for job in jobs))
+                limit = self.window(least)
                 while queue and len(pending) < limit:
                     job = queue.popleft()
                     task = self._task.options(num_cpus=self.cpus_for(job), name=f"game-{job.index}")
