@@ -28,7 +28,7 @@ import time
 import types
 import zlib
 from collections import deque
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace
 from functools import cache
 from pathlib import Path
@@ -243,7 +243,11 @@ class RayBackend:
         return max(1, 2 * int(total // cpus))
 
     def records(
-        self, jobs: list[GameJob], settings: PlaySettings, stop: threading.Event
+        self,
+        jobs: list[GameJob],
+        settings: PlaySettings,
+        stop: threading.Event,
+        keep: Callable[[dict[str, Any]], None],
     ) -> Generator[dict[str, Any], None, None]:
         if not jobs:
             return
@@ -263,7 +267,9 @@ class RayBackend:
                 if stop.is_set():
                     return
                 for ref in ready:
-                    yield self.land(pending.pop(ref), ref, settings.out_dir)
+                    record = self.land(pending.pop(ref), ref, settings.out_dir)
+                    keep(record)
+                    yield record
         finally:
             self.cancel(list(pending))
 

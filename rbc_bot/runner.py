@@ -85,12 +85,19 @@ class Backend(Protocol):
     (``rbc_bot.cluster.RayBackend``). The runner keeps the records; a backend only plays."""
 
     def records(
-        self, jobs: list[GameJob], settings: PlaySettings, stop: threading.Event
+        self,
+        jobs: list[GameJob],
+        settings: PlaySettings,
+        stop: threading.Event,
+        keep: Callable[[dict[str, Any]], None],
     ) -> Generator[dict[str, Any], None, None]:
         """Yield each finished game's record (see ``play_job``) as it ends, in any order.
 
-        Closing the iterator (or ``stop`` being set) means the run is over: games not started are
-        dropped and games in progress aborted; neither is ever yielded.
+        ``keep`` (which appends the record to the results file) is called first, as soon as the game
+        is over, in the thread that saw it end: a Ctrl-C or kill of the caller's thread then never
+        leaves a finished game's replay without its record. Closing the iterator (or ``stop`` being
+        set) means the run is over: games not started are dropped and games in progress aborted;
+        neither is ever kept.
         """
         ...
 
@@ -130,11 +137,21 @@ class LocalBackend:
     parallel: int = 1
 
     def records(
-        self, jobs: list[GameJob], settings: PlaySettings, stop: threading.Event
+        self,
+        jobs: list[GameJob],
+        settings: PlaySettings,
+        stop: threading.Event,
+        keep: Callable[[dict[str, Any]], None],
     ) -> Generator[dict[str, Any], None, None]:
+        def play_and_keep(job: GameJob) -> dict[str, Any] | None:
+            record = play_job(job, settings, stop)
+            if record is not None:
+                keep(record)
+            return record
+
         executor = ThreadPoolExecutor(max_workers=max(1, self.parallel), thread_name_prefix="game")
         try:
-            futures = [executor.submit(play_job, job, settings, stop) for job in jobs]
+            futures = [executor.submit(play_and_keep, job) for job in jobs]
             for future in as_completed(futures):
                 record = future.result()
                 if record is not None:
@@ -162,19 +179,23 @@ def run_games(
 
     ``on_record`` is called in the calling thread after each game; returning True stops the run:
     queued games are dropped and games in progress aborted (not recorded). Ctrl-C does the same,
-    then re-raises. Records are written here, by the caller's thread, whatever the backend: one
-    line per game, so ``--resume`` and the summaries never depend on where a game was played.
+    then re-raises. Records are written by this function's ``keep``, whatever the backend: one line
+    per game, so ``--resume`` and the summaries never depend on where a game was played.
     """
     stop = threading.Event()
+    lock = threading.Lock()
     new_records: list[dict[str, Any]] = []
     results_path.parent.mkdir(parents=True, exist_ok=True)
     settings = PlaySettings(out_dir, seconds, increment, isolate, watchdog_margin)
-    stream = (backend or LocalBackend(parallel)).records(jobs, settings, stop)
+
+    def keep(record: dict[str, Any]) -> None:
+        with lock, results_path.open("a") as fp:  # one line per game, written as soon as it ends
+            fp.write(json.dumps(record) + "\n")
+            fp.flush()
+
+    stream = (backend or LocalBackend(parallel)).records(jobs, settings, stop, keep)
     try:
         for record in stream:
-            with results_path.open("a") as fp:  # one line per game, written as soon as it ends
-                fp.write(json.dumps(record) + "\n")
-                fp.flush()
             new_records.append(record)
             if on_record is not None and on_record(record):
                 break
