@@ -361,10 +361,24 @@ def check_node(specs: list[tuple[BotSpec, BotSpec]], fingerprint: str) -> None:
         _READY.add(key)
 
 
+def pin_code_path() -> None:
+    """Make the bots' seats import the rbc_bot this worker runs (the one ``check_node`` checked).
+
+    Seats are forked from a multiprocessing forkserver, which on Python 3.11 ignores this process's
+    ``sys.path``: a worker that found rbc_bot through its working directory (a checkout beside an
+    installed copy) had seats import the installed copy, whose games then crashed on the other side.
+    PYTHONPATH, which the forkserver inherits, puts this copy first.
+    """
+    root = str(Path(__file__).resolve().parent.parent)
+    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
+    os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
+
+
 def play_task(
     job: GameJob, settings: PlaySettings, files: dict[str, str], fingerprint: str
 ) -> dict[str, Any]:
     """One game on a node (the Ray task): checked, played into a temporary folder, its files returned."""
+    pin_code_path()
     with tempfile.TemporaryDirectory(prefix="rbc-ray-") as tmp:
         folder = Path(tmp)
 

@@ -261,6 +261,18 @@ def test_cluster_check_reports_each_node(head: tuple[str, int], capsys: pytest.C
     assert "1 node" in out and cluster.driver_fingerprint() in out and "Stockfish" in out
 
 
+def test_a_game_bigger_than_any_node_stops_before_playing(
+    head: tuple[str, int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Ray would queue a task no node can hold for ever: the run says so and plays nothing."""
+    address, _ = head
+    argv = ["match", "random", "random", "--games", "2", "--ray", address, "--cpus-per-game", "3"]
+    assert main([*argv, "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "reserves 3 CPUs but the largest Ray node has 2" in err[0]
+    assert not (tmp_path / "m" / "results.jsonl").exists()
+
+
 def test_probe_names_what_a_node_lacks(monkeypatch: pytest.MonkeyPatch) -> None:
     report = node_probe.probe()
     assert report["problems"] == [] and report["code"] == cluster.driver_fingerprint()
