@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("serve", "run a local RBC server speaking the official HTTP API"),
     "connect": ("connect", "connect a bot to an RBC server and play its invitations (like rc-connect)"),
     "check-engine": ("check_engine", "show which Stockfish is used, its version and a test search"),
+    "cluster-check": ("cluster_check", "run a tiny task on every Ray node: its Stockfish and rbc_bot"),
 }
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from rbc_bot.match import MATCH_FILE, MatchSettings, load_match, match_totals, run_match
 from rbc_bot.players import BotSpec
+from rbc_bot.runner import Backend
 
 STRANGEFISH = (
     Path(__file__).resolve().parent.parent.parent / "shared/opponents/strangefish/strangefish_bot.py"
@@ -120,6 +121,7 @@ def run_gauntlet(
     *,
     jobs: int = 1,
     on_record: Callable[[Opponent, dict[str, Any], list[dict[str, Any]]], None] | None = None,
+    backend: Backend | None = None,
 ) -> list[dict[str, Any]]:
     """Play (or resume) each opponent's match in ``out_dir/<name>`` and return the table's rows.
 
@@ -139,7 +141,7 @@ def run_gauntlet(
             if on_record is not None:
                 on_record(row, record, records)
 
-        summary = run_match(settings, folder, resume=resume, on_record=forward)
+        summary = run_match(settings, folder, resume=resume, on_record=forward, backend=backend)
         rows.append(row_summary(opponent, summary["games"]))
     return rows
 

@@ -16,6 +16,7 @@ from rbc_bot.game import HANG
 from rbc_bot.players import BotSpec, BotSpecError
 from rbc_bot.runner import (
     RESULTS_FILE,
+    Backend,
     GameJob,
     RecordBook,
     game_points,
@@ -190,13 +191,15 @@ def run_match(
     resume: bool = False,
     isolate: bool = True,
     on_record: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None,
+    backend: Backend | None = None,
 ) -> dict[str, Any]:
     """Play (or, with ``resume``, finish) a match in ``out_dir`` and return its summary.
 
     ``out_dir/match.json`` holds the settings, ``results.jsonl`` one line per finished game (appended
     as each ends, so a kill loses only the games in progress), ``summary.json`` the records and
     totals, rewritten after every game. With ``resume`` the finished games are kept and only the
-    missing ones are played. With SPRT the match stops once the LLR crosses a bound.
+    missing ones are played. With SPRT the match stops once the LLR crosses a bound. ``backend``
+    says where the games are played (default: ``settings.jobs`` at a time on this machine).
     """
     out_dir = prepare_out_dir(out_dir, resume, f"use --resume {out_dir} or another --out")
     write_json(out_dir / MATCH_FILE, settings.to_json())
@@ -224,6 +227,7 @@ def run_match(
                 isolate=isolate,
                 watchdog_margin=settings.watchdog_margin,
                 on_record=book.add,
+                backend=backend,
             )
     finally:
         summary = book.write()

@@ -1,8 +1,10 @@
-"""Many local games (``rbc_bot.game.play_game``) J at a time, each finished game appended at once.
+"""Many games (``rbc_bot.game.play_game``) J at a time, each finished game appended at once.
 
 The one runner behind matches, tournaments and the gauntlet: a job list in, one JSON record per
 finished game out (``results.jsonl``, appended as each game ends so a kill loses only the games in
 progress), and a ``summary.json`` rewritten after every game by whoever knows how to total them.
+Where the games are played is a ``Backend``: this machine's threads by default, or a Ray cluster
+(``rbc_bot.cluster``); the records are written here either way.
 """
 
 from __future__ import annotations
@@ -12,11 +14,11 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from rbc_bot.game import GameAborted, play_game
 from rbc_bot.players import BotSpec
@@ -63,6 +65,102 @@ def load_records(path: Path) -> list[dict[str, Any]]:
     return [records[i] for i in sorted(records)]
 
 
+class BackendError(RuntimeError):
+    """The machinery that runs games failed (a cluster lost a game past its retries): exit status 1."""
+
+
+@dataclass(frozen=True)
+class PlaySettings:
+    """What every game of a run shares; ``out_dir`` is where replays and turn logs are written."""
+
+    out_dir: Path
+    seconds: float
+    increment: float
+    isolate: bool = True
+    watchdog_margin: float = 120.0
+
+
+class Backend(Protocol):
+    """Where games are played: this machine's threads (``LocalBackend``) or a cluster
+    (``rbc_bot.cluster.RayBackend``). The runner keeps the records; a backend only plays."""
+
+    def records(
+        self,
+        jobs: list[GameJob],
+        settings: PlaySettings,
+        stop: threading.Event,
+        keep: Callable[[dict[str, Any]], None],
+    ) -> Generator[dict[str, Any], None, None]:
+        """Yield each finished game's record (see ``play_job``) as it ends, in any order.
+
+        ``keep`` (which appends the record to the results file) is called first, as soon as the game
+        is over, in the thread that saw it end: a Ctrl-C or kill of the caller's thread then never
+        leaves a finished game's replay without its record. Closing the iterator (or ``stop`` being
+        set) means the run is over: games not started are dropped and games in progress aborted;
+        neither is ever kept.
+        """
+        ...
+
+
+def play_job(
+    job: GameJob, settings: PlaySettings, stop: threading.Event | None = None
+) -> dict[str, Any] | None:
+    """Play one job and return its record (``asdict(GameResult)`` plus ``index``, ``wall_seconds``
+    and the job's ``meta``), or None when ``stop`` aborted it."""
+    if stop is not None and stop.is_set():
+        return None
+    started = time.monotonic()
+    try:
+        result = play_game(
+            job.white,
+            job.black,
+            seconds=settings.seconds,
+            increment=settings.increment,
+            seed=job.seed,
+            out_dir=settings.out_dir,
+            isolate=settings.isolate,
+            watchdog_margin=settings.watchdog_margin,
+            stop=stop,
+        )
+    except GameAborted:
+        return None
+    record = {"index": job.index, **job.meta, **asdict(result)}
+    record["wall_seconds"] = round(time.monotonic() - started, 3)
+    return record
+
+
+@dataclass(frozen=True)
+class LocalBackend:
+    """``parallel`` games at a time on this machine, driven by threads (each bot in its own process
+    with ``isolate``)."""
+
+    parallel: int = 1
+
+    def records(
+        self,
+        jobs: list[GameJob],
+        settings: PlaySettings,
+        stop: threading.Event,
+        keep: Callable[[dict[str, Any]], None],
+    ) -> Generator[dict[str, Any], None, None]:
+        def play_and_keep(job: GameJob) -> dict[str, Any] | None:
+            record = play_job(job, settings, stop)
+            if record is not None:
+                keep(record)
+            return record
+
+        executor = ThreadPoolExecutor(max_workers=max(1, self.parallel), thread_name_prefix="game")
+        try:
+            futures = [executor.submit(play_and_keep, job) for job in jobs]
+            for future in as_completed(futures):
+                record = future.result()
+                if record is not None:
+                    yield record
+        finally:
+            stop.set()  # a no-op once every game is done; otherwise games in progress are aborted
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
 def run_games(
     jobs: list[GameJob],
     *,
@@ -74,60 +172,36 @@ def run_games(
     isolate: bool = True,
     watchdog_margin: float = 120.0,
     on_record: Callable[[dict[str, Any]], bool] | None = None,
+    backend: Backend | None = None,
 ) -> list[dict[str, Any]]:
-    """Play ``jobs``, ``parallel`` at a time, appending each finished game's record to ``results_path``.
+    """Play ``jobs`` on ``backend`` (default: ``parallel`` at a time here), appending each finished
+    game's record to ``results_path`` as it arrives.
 
-    Threads drive the games (the bots themselves run in child processes with ``isolate``). The record
-    is ``asdict(GameResult)`` plus ``index``, ``wall_seconds`` and the job's ``meta``. ``on_record`` is
-    called in the calling thread after each game; returning True stops the run: queued games are
-    dropped and games in progress aborted (not recorded). Ctrl-C does the same, then re-raises.
+    ``on_record`` is called in the calling thread after each game; returning True stops the run:
+    queued games are dropped and games in progress aborted (not recorded). Ctrl-C does the same,
+    then re-raises. Records are written by this function's ``keep``, whatever the backend: one line
+    per game, so ``--resume`` and the summaries never depend on where a game was played.
     """
     stop = threading.Event()
     lock = threading.Lock()
     new_records: list[dict[str, Any]] = []
     results_path.parent.mkdir(parents=True, exist_ok=True)
+    settings = PlaySettings(out_dir, seconds, increment, isolate, watchdog_margin)
 
-    def run_one(job: GameJob) -> dict[str, Any] | None:
-        if stop.is_set():
-            return None
-        started = time.monotonic()
-        try:
-            result = play_game(
-                job.white,
-                job.black,
-                seconds=seconds,
-                increment=increment,
-                seed=job.seed,
-                out_dir=out_dir,
-                isolate=isolate,
-                watchdog_margin=watchdog_margin,
-                stop=stop,
-            )
-        except GameAborted:
-            return None
-        record = {"index": job.index, **job.meta, **asdict(result)}
-        record["wall_seconds"] = round(time.monotonic() - started, 3)
+    def keep(record: dict[str, Any]) -> None:
         with lock, results_path.open("a") as fp:  # one line per game, written as soon as it ends
             fp.write(json.dumps(record) + "\n")
             fp.flush()
-        return record
 
-    executor = ThreadPoolExecutor(max_workers=max(1, parallel), thread_name_prefix="game")
+    stream = (backend or LocalBackend(parallel)).records(jobs, settings, stop, keep)
     try:
-        futures = [executor.submit(run_one, job) for job in jobs]
-        for future in as_completed(futures):
-            record = future.result()
-            if record is None:
-                continue
+        for record in stream:
             new_records.append(record)
             if on_record is not None and on_record(record):
-                stop.set()
                 break
-    except BaseException:
-        stop.set()
-        raise
     finally:
-        executor.shutdown(wait=True, cancel_futures=True)
+        stop.set()
+        stream.close()
     return new_records
 
 

@@ -13,7 +13,7 @@ from rbc_bot import stats
 from rbc_bot.game import short_name
 from rbc_bot.match import validate_spec
 from rbc_bot.players import BotSpec
-from rbc_bot.runner import RESULTS_FILE, GameJob, RecordBook, game_points, prepare_out_dir, run_games
+from rbc_bot.runner import RESULTS_FILE, Backend, GameJob, RecordBook, game_points, prepare_out_dir, run_games
 
 
 def tournament_jobs(bots: list[BotSpec], games_per_pair: int, seed: int) -> list[GameJob]:
@@ -103,6 +103,7 @@ def run_tournament(
     isolate: bool = True,
     watchdog_margin: float = 120.0,
     on_record: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None,
+    backend: Backend | None = None,
 ) -> dict[str, Any]:
     """Round robin: every pair plays ``games_per_pair`` games; ``out_dir/summary.json`` gets the table."""
     if len(bots) < 2:
@@ -142,6 +143,7 @@ def run_tournament(
             isolate=isolate,
             watchdog_margin=watchdog_margin,
             on_record=book.add,
+            backend=backend,
         )
     finally:
         result = book.write()

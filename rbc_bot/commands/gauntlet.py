@@ -10,12 +10,13 @@ from typing import Any
 from rich.console import Console
 from rich.markdown import Markdown
 
-from rbc_bot.commands.common import error
+from rbc_bot.commands.common import RUNTIME, error
 from rbc_bot.commands.match import CLOCK_NOTE, stop_on_sigterm, totals_line
+from rbc_bot.commands.ray_options import add_ray_arguments, backend_from_args
 from rbc_bot.gauntlet import STRANGEFISH, Opponent, default_opponents, markdown_table, run_gauntlet
 from rbc_bot.match import match_totals
 from rbc_bot.players import BotSpec, BotSpecError
-from rbc_bot.runner import write_json
+from rbc_bot.runner import BackendError, write_json
 
 TABLE_FILE = "gauntlet.md"
 ROWS_FILE = "gauntlet.json"
@@ -49,6 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", type=Path, default=None, help="output directory (None: replays/gauntlet-<time>)"
     )
+    add_ray_arguments(parser)
 
 
 def chosen_opponents(args: argparse.Namespace) -> list[Opponent]:
@@ -81,10 +83,15 @@ def run(args: argparse.Namespace) -> int:
         if args.jobs < 1:
             raise ValueError(f"--jobs must be at least 1: {args.jobs}")
         console.print(f"gauntlet of {ours.name} -> {out_dir}")
-        with stop_on_sigterm():
-            rows = run_gauntlet(ours, opponents, out_dir, jobs=args.jobs, on_record=on_record)
+        cluster = backend_from_args(args)
+        with stop_on_sigterm(), cluster as backend:
+            rows = run_gauntlet(
+                ours, opponents, out_dir, jobs=args.jobs, on_record=on_record, backend=backend
+            )
     except (ValueError, BotSpecError) as exc:
         return error(exc)
+    except BackendError as exc:
+        return error(exc, RUNTIME)
     except KeyboardInterrupt:
         console.print(f"stopped; finished games are kept. Run the same command again to resume ({out_dir}).")
         return 130

@@ -16,10 +16,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument, error
+from rbc_bot.commands.common import RUNTIME, add_clock_arguments, add_watchdog_argument, error
+from rbc_bot.commands.ray_options import add_ray_arguments, backend_from_args
 from rbc_bot.match import MatchSettings, SprtSettings, load_match, match_totals, run_match
 from rbc_bot.players import BotSpec, BotSpecError
-from rbc_bot.runner import RESULTS_FILE, load_records
+from rbc_bot.runner import RESULTS_FILE, BackendError, load_records
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +91,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="go on with the match in DIR (its saved settings; --games and --jobs may be changed)",
     )
+    add_ray_arguments(parser)
 
 
 def settings_from_args(args: argparse.Namespace) -> tuple[MatchSettings, Path, bool]:
@@ -189,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings, out_dir, resume = settings_from_args(args)
         settings.validate()
+        cluster = backend_from_args(args)
     except (ValueError, BotSpecError) as exc:
         return error(exc)
     console.print(f"match -> {out_dir}  ({CLOCK_NOTE})")
@@ -201,7 +204,7 @@ def run(args: argparse.Namespace) -> int:
         console=console,
     )
     try:
-        with stop_on_sigterm(), progress:
+        with stop_on_sigterm(), cluster as backend, progress:
             already = len(load_records(out_dir / RESULTS_FILE)) if resume else 0
             task = progress.add_task("", total=settings.games, completed=already)
 
@@ -216,9 +219,11 @@ def run(args: argparse.Namespace) -> int:
                     record["replay"],
                 )
 
-            summary = run_match(settings, out_dir, resume=resume, on_record=on_record)
+            summary = run_match(settings, out_dir, resume=resume, on_record=on_record, backend=backend)
     except ValueError as exc:
         return error(exc)
+    except BackendError as exc:
+        return error(exc, RUNTIME)
     except KeyboardInterrupt:
         console.print(
             f"stopped; finished games are kept. Go on with: python run_bot.py match --resume {out_dir}"

@@ -11,9 +11,11 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rbc_bot.commands.common import add_clock_arguments, add_watchdog_argument, error
+from rbc_bot.commands.common import RUNTIME, add_clock_arguments, add_watchdog_argument, error
 from rbc_bot.commands.match import CLOCK_NOTE, stop_on_sigterm
+from rbc_bot.commands.ray_options import add_ray_arguments, backend_from_args
 from rbc_bot.players import BotSpec, BotSpecError
+from rbc_bot.runner import BackendError
 from rbc_bot.tournament import run_tournament
 
 
@@ -36,6 +38,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,
         help="output directory (default: replays/tournament-<time>)",
     )
+    add_ray_arguments(parser)
 
 
 def crosstable(summary: dict[str, Any]) -> Table:
@@ -74,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
         TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     )
     try:
-        with stop_on_sigterm(), progress:
+        cluster = backend_from_args(args)
+        with stop_on_sigterm(), cluster as backend, progress:
             task = progress.add_task("", total=total)
 
             def on_record(record: dict[str, Any], records: list[dict[str, Any]]) -> None:
@@ -90,9 +94,12 @@ def run(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 watchdog_margin=args.watchdog_margin,
                 on_record=on_record,
+                backend=backend,
             )
     except (ValueError, BotSpecError) as exc:
         return error(exc)
+    except BackendError as exc:
+        return error(exc, RUNTIME)
     except KeyboardInterrupt:
         console.print(f"stopped; finished games are in {out_dir}/results.jsonl and summary.json")
         return 130
