@@ -14,6 +14,7 @@ bits (1 white h1, 2 white a1, 4 black h8, 8 black a8) and the raw en-passant squ
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import chess
 import numpy as np
@@ -73,24 +74,31 @@ _BIT = np.array([1 << sq for sq in range(64)], dtype=np.uint64)
 @dataclass
 class Moves:
     """Moves as parallel arrays: the parent row, from and to squares, the code standing on ``to``
-    after the move (the promotion piece for a promotion), the code that stood there before, the
-    kind, and the key that orders them as python-chess would (parent first)."""
+    after the move (the promotion piece for a promotion), the code that stood there before, and the
+    key that orders them as python-chess would (parent, then kind, then squares and promotion)."""
 
     parent: np.ndarray
     frm: np.ndarray
     to: np.ndarray
     placed: np.ndarray
     captured: np.ndarray
-    kind: np.ndarray
     key: np.ndarray
+
+    FIELDS: ClassVar[tuple[str, ...]] = ("parent", "frm", "to", "placed", "captured", "key")
 
     @staticmethod
     def concat(parts: list[Moves]) -> Moves:
         if not parts:
             empty = np.zeros(0, dtype=np.int64)
-            return Moves(empty, empty, empty, empty, empty, empty, empty)
-        fields = ("parent", "frm", "to", "placed", "captured", "kind", "key")
-        return Moves(*(np.concatenate([getattr(p, name) for p in parts]) for name in fields))
+            return Moves(empty, empty, empty, empty, empty, empty)
+        return Moves(*(np.concatenate([getattr(p, name) for p in parts]) for name in Moves.FIELDS))
+
+    def take(self, index: np.ndarray) -> Moves:
+        return Moves(*(getattr(self, name)[index] for name in Moves.FIELDS))
+
+    @property
+    def kind(self) -> np.ndarray:
+        return (self.key >> 14) & 7
 
     def __len__(self) -> int:
         return len(self.parent)
@@ -101,9 +109,16 @@ def _moves(
     kind: int, sub: np.ndarray, promo: np.ndarray | int = 0,
 ) -> Moves:  # fmt: skip
     """Moves of one kind; ``sub`` orders them within a parent and kind, ``promo`` among promotions."""
-    key = (parent << 17) | (kind << 14) | (sub << 2) | promo
-    kinds = np.full(len(parent), kind, dtype=np.int64)
-    return Moves(parent, frm, to, placed, captured, kinds, key)
+    return Moves(parent, frm, to, placed, captured, (parent << 17) | (kind << 14) | (sub << 2) | promo)
+
+
+def _one_move(parent: np.ndarray, frm: int, to: int, placed: int, kind: int, sub: int) -> Moves:
+    """The same non-capturing move on every row of ``parent`` (a castle, an en-passant capture)."""
+    n = len(parent)
+    full = np.full
+    return _moves(
+        parent, full(n, frm), full(n, to), full(n, placed), np.zeros(n, np.int64), kind, full(n, sub)
+    )
 
 
 def occupancy(pieces: np.ndarray) -> np.ndarray:
@@ -120,7 +135,9 @@ def _own_pieces(pieces: np.ndarray, offset: int, types: tuple[int, int]) -> tupl
     return rows, 63 - flipped
 
 
-def _promoted(rows: np.ndarray, frm: np.ndarray, to: np.ndarray, offset: int, pawn: int) -> tuple[np.ndarray, ...]:
+def _promoted(
+    rows: np.ndarray, frm: np.ndarray, to: np.ndarray, offset: int, pawn: int
+) -> tuple[np.ndarray, ...]:
     """Pawn moves with those onto the last rank repeated once per promotion piece (Q, R, B, N)."""
     last = (to >= 56) | (to < 8)
     times = np.where(last, 4, 1)
@@ -139,12 +156,10 @@ def piece_moves_quiet(pieces: np.ndarray, occ: np.ndarray, offset: int, base: in
     types = pieces[rows, squares].astype(np.int64) - offset
     count = _COUNT[types, squares]
     total = int(count.sum())
-    pair = np.repeat(np.arange(len(rows)), count)
     cand = np.arange(total) + np.repeat(_START[types, squares] - (np.cumsum(count) - count), count)
-    ok = (occ[rows[pair]] & _PATH[cand]) == 0
-    pair, cand = pair[ok], cand[ok]
-    r, frm, to = rows[pair], squares[pair], _TARGET[cand]
-    placed = types[pair] + offset
+    ok = (np.repeat(occ[rows], count) & _PATH[cand]) == 0
+    r, frm, placed = (np.repeat(a, count)[ok] for a in (rows, squares, types + offset))
+    to = _TARGET[cand[ok]]
     zero = np.zeros(len(r), dtype=np.int64)
     return _moves(r + base, frm, to, placed, zero, PIECE, (63 - frm) * 64 + (63 - to))
 
@@ -186,12 +201,7 @@ def castles(pieces: np.ndarray, castling: np.ndarray, white: bool, base: int) ->
         ok = ((castling & bit) != 0) & (pieces[:, king_home] == king) & (pieces[:, rook_home] == rook)
         for step in gap:
             ok &= pieces[:, king_home + step] == 0
-        rows = np.flatnonzero(ok)
-        n = len(rows)
-        parts.append(
-            _moves(rows + base, np.full(n, king_home), np.full(n, to), np.full(n, king), np.zeros(n, np.int64),
-                   CASTLE, np.full(n, side))  # fmt: skip
-        )
+        parts.append(_one_move(np.flatnonzero(ok) + base, king_home, to, king, CASTLE, side))
     return Moves.concat(parts)
 
 
@@ -229,7 +239,8 @@ def capture_moves(rows: np.ndarray, white: bool, square: int, base: int) -> Move
     pawn = chess.PAWN + offset
     for capturer in reversed(list(chess.scan_forward(chess.BB_PAWN_ATTACKS[not white][square]))):
         r = np.flatnonzero(victim & (pieces[:, capturer] == pawn))
-        r, frm, to, placed, promo = _promoted(r, np.full(len(r), capturer), np.full(len(r), square), offset, pawn)
+        frm, to = np.full(len(r), capturer), np.full(len(r), square)
+        r, frm, to, placed, promo = _promoted(r, frm, to, offset, pawn)
         sub = (63 - frm) * 64 + (63 - to)
         parts.append(_moves(r + base, frm, to, placed, target[r], PAWN_CAPTURE, sub, promo))
     ep = square + (8 if white else -8)  # the en-passant square behind a pawn on ``square``
@@ -237,10 +248,6 @@ def capture_moves(rows: np.ndarray, white: bool, square: int, base: int) -> Move
         hit = (rows[:, EP_COL] == ep) & (pieces[:, ep] == 0)
         rank = chess.BB_RANK_5 if white else chess.BB_RANK_4
         for capturer in reversed(list(chess.scan_forward(chess.BB_PAWN_ATTACKS[not white][ep] & rank))):
-            r = np.flatnonzero(hit & (pieces[:, capturer] == pawn))
-            n = len(r)
-            parts.append(
-                _moves(r + base, np.full(n, capturer), np.full(n, ep), np.full(n, pawn), np.zeros(n, np.int64),
-                       EN_PASSANT, np.full(n, 63 - capturer))  # fmt: skip
-            )
+            r = np.flatnonzero(hit & (pieces[:, capturer] == pawn)) + base
+            parts.append(_one_move(r, capturer, ep, pawn, EN_PASSANT, 63 - capturer))
     return Moves.concat(parts)
