@@ -50,6 +50,8 @@ def _build_tables() -> tuple[np.ndarray, ...]:
     the squares that must be empty to get there (strictly between; the target too for quiet moves)."""
     start = np.zeros((7, 64), dtype=np.int64)
     count = np.zeros((7, 64), dtype=np.int64)
+    sources: list[int] = []
+    types: list[int] = []
     targets: list[int] = []
     paths: list[int] = []
     between = np.zeros((7, 64, 64), dtype=np.uint64)
@@ -59,16 +61,21 @@ def _build_tables() -> tuple[np.ndarray, ...]:
             start[piece_type, square] = len(targets)
             for to in reversed(list(chess.scan_forward(_attacks(piece_type, square)))):
                 gap = 0 if piece_type in (chess.KNIGHT, chess.KING) else chess.between(square, to)
+                sources.append(square)
+                types.append(piece_type)
                 targets.append(to)
                 paths.append(gap | chess.BB_SQUARES[to])
                 between[piece_type, square, to] = _as_u64(gap)
                 reach[piece_type, square, to] = True
             count[piece_type, square] = len(targets) - start[piece_type, square]
-    return start, count, np.array(targets, np.int64), np.array(paths, np.uint64), between, reach
+    source, target = np.array(sources, np.int64), np.array(targets, np.int64)
+    table = (source, np.array(types, np.int64), target, (63 - source) * 64 + (63 - target))
+    return start, count, *table, np.array(paths, np.uint64), between, reach
 
 
-_START, _COUNT, _TARGET, _PATH, _BETWEEN, _REACH = _build_tables()
-_BIT = np.array([1 << sq for sq in range(64)], dtype=np.uint64)
+# One entry per (piece type, from, to) reachable on an empty board: its from square, piece type, target,
+# order within a board, and path; indexed through _START/_COUNT by (piece type, from square).
+_START, _COUNT, _SOURCE, _TYPE, _TARGET, _ORDER, _PATH, _BETWEEN, _REACH = _build_tables()
 
 
 @dataclass
@@ -155,13 +162,15 @@ def piece_moves_quiet(pieces: np.ndarray, occ: np.ndarray, offset: int, base: in
     rows, squares = _own_pieces(pieces, offset, (chess.KNIGHT, chess.KING))
     types = pieces[rows, squares].astype(np.int64) - offset
     count = _COUNT[types, squares]
-    total = int(count.sum())
-    cand = np.arange(total) + np.repeat(_START[types, squares] - (np.cumsum(count) - count), count)
-    ok = (np.repeat(occ[rows], count) & _PATH[cand]) == 0
-    r, frm, placed = (np.repeat(a, count)[ok] for a in (rows, squares, types + offset))
-    to = _TARGET[cand[ok]]
+    cand = np.arange(int(count.sum())) + np.repeat(_START[types, squares] - (np.cumsum(count) - count), count)
+    r = np.repeat(rows, count)
+    ok = (np.take(occ, r) & np.take(_PATH, cand)) == 0
+    r, cand = r[ok], cand[ok]
     zero = np.zeros(len(r), dtype=np.int64)
-    return _moves(r + base, frm, to, placed, zero, PIECE, (63 - frm) * 64 + (63 - to))
+    placed = np.take(_TYPE, cand) + offset
+    return _moves(
+        r + base, np.take(_SOURCE, cand), np.take(_TARGET, cand), placed, zero, PIECE, np.take(_ORDER, cand)
+    )
 
 
 def pawn_pushes(pieces: np.ndarray, white: bool, offset: int, base: int) -> list[Moves]:
