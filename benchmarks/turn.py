@@ -26,10 +26,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import resource
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,9 @@ OUR_MOVES = ["f3d2", "h2h3", "g1h1", "a2a3", "b2b3", "g2g3"]
 SIZES = (10, 1_000, 10_000, 100_000, 1_000_000)
 STEPS = ("expand", "expand_fast", "sense_choice", "sense_filter", "sample", "candidates", "play_out",
          "scoring", "move_rest", "own_filter")  # fmt: skip
+# A king capture possible on 30 % of the boards ends the bot's move choice at once; the profile wants the
+# whole move path at every size, so here captures only join the candidates (the rest is the bot's).
+MOVE = MoveConfig(king_capture_share=2.0)
 BELIEF_STEPS = ("expand", "expand_fast", "sense_choice", "sense_filter", "sample", "own_filter")
 
 
@@ -90,19 +94,39 @@ def parents_for(size: int, sets: list[np.ndarray], rng: np.random.Generator) -> 
     return parents
 
 
-class Timer:
-    """Seconds per named step of one turn."""
+def engine_cpu(pids: Sequence[int]) -> float:
+    """CPU seconds the processes ``pids`` have used (user + system, from /proc; 0 where unreadable)."""
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
-    def __init__(self) -> None:
+
+class Timer:
+    """Per named step of one turn: wall seconds, CPU seconds of this process (all its threads) and
+    CPU seconds of the engines. CPU time hardly depends on what else the machine is running."""
+
+    def __init__(self, pids: Callable[[], Sequence[int]]) -> None:
+        self.pids = pids
         self.seconds: dict[str, float] = {}
+
+    def add(self, name: str, wall: float, cpu: float, engine: float) -> None:
+        for key, value in ((name, wall), (f"{name}_cpu", cpu), (f"{name}_engine", engine)):
+            self.seconds[key] = self.seconds.get(key, 0.0) + value
 
     @contextmanager
     def step(self, name: str) -> Iterator[None]:
-        started = time.perf_counter()
+        wall, cpu, engine = time.perf_counter(), time.process_time(), engine_cpu(self.pids())
         try:
             yield
         finally:
-            self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+            self.add(
+                name, time.perf_counter() - wall, time.process_time() - cpu, engine_cpu(self.pids()) - engine
+            )
 
     def wrap(self, name: str, function: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kwargs: Any) -> Any:
@@ -125,10 +149,11 @@ def sense_choice(rows: np.ndarray, rng: np.random.Generator, config: SenseConfig
 
 
 def one_turn(
-    parents: np.ndarray, scorer: move_module.Scorer, move_seconds: float, rng: np.random.Generator
-) -> dict[str, Any]:
+    parents: np.ndarray, pool: EnginePool, scorer: move_module.Scorer, move_seconds: float,
+    rng: np.random.Generator,
+) -> dict[str, Any]:  # fmt: skip
     """One turn at this belief, step by step (see the module docstring); seconds per step and sizes."""
-    timer = Timer()
+    timer = Timer(lambda: pool.pids)
     with timer.step("expand"):
         rows = expand(parents, chess.BLACK, None)
     with timer.step("expand_fast"):
@@ -151,13 +176,13 @@ def one_turn(
     scorer.evaluate_deepening = timer.wrap("scoring", scorer.evaluate_deepening)  # type: ignore[method-assign]
     try:
         with timer.step("move"):
-            decision = move_module.choose_move(
-                boards, move_actions(truth), scorer, MoveConfig(), move_seconds, rng
-            )
+            decision = move_module.choose_move(boards, move_actions(truth), scorer, MOVE, move_seconds, rng)
     finally:
         move_module.propose, move_module.play_out, scorer.evaluate_deepening = originals  # type: ignore[method-assign]
     s = timer.seconds
-    s["move_rest"] = s.pop("move") - sum(s.get(k, 0.0) for k in ("candidates", "play_out", "scoring"))
+    for suffix in ("", "_cpu", "_engine"):
+        inner = sum(s.get(k + suffix, 0.0) for k in ("candidates", "play_out", "scoring"))
+        s["move_rest" + suffix] = s.pop("move" + suffix) - inner
     taken, capture = revise(truth, decision.move)
     with timer.step("own_filter"):
         after = filter_own_move(sensed, chess.WHITE, decision.move, taken, capture)
@@ -168,7 +193,8 @@ def one_turn(
         "after_move": len(after),
     }
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {**{k: s.get(k, 0.0) for k in STEPS}, **sizes, "evaluations": decision.evaluations,
+    steps = {k + suffix: s.get(k + suffix, 0.0) for k in STEPS for suffix in ("", "_cpu", "_engine")}
+    return {**steps, **sizes, "evaluations": decision.evaluations,
             "depth": decision.depth, "reason": decision.reason, "peak_rss_mb": peak_mb}  # fmt: skip
 
 
@@ -178,7 +204,9 @@ def growth(results: dict[int, dict[str, Any]]) -> dict[str, float]:
     sizes = [n for n in results if results[n]["boards"] >= 1_000]
     slopes = {}
     for step in BELIEF_STEPS:
-        points = [(results[n]["boards"], results[n][step]) for n in sizes if results[n][step] > 0]
+        points = [
+            (results[n]["boards"], results[n][f"{step}_cpu"]) for n in sizes if results[n][f"{step}_cpu"] > 0
+        ]
         if len(points) >= 2:
             x, y = np.log([p[0] for p in points]), np.log([p[1] for p in points])
             slopes[step] = float(np.polyfit(x, y, 1)[0])
@@ -190,28 +218,42 @@ def affordable(results: dict[int, dict[str, Any]], seconds: float, expansion: st
     power law through the two largest sizes measured (the move's cost does not grow with the belief)."""
     steps = [expansion, *[s for s in BELIEF_STEPS if s not in ("expand", "expand_fast")]]
     (_, r1), (_, r2) = sorted(results.items())[-2:]
-    t1, t2 = (sum(r[s] for s in steps) for r in (r1, r2))
+    t1, t2 = (sum(r[f"{s}_cpu"] for s in steps) for r in (r1, r2))
     b1, b2 = r1["boards"], r2["boards"]
     slope = math.log(t2 / t1) / math.log(b2 / b1) if t1 > 0 and b2 != b1 else 1.0
     return float(b2 * (seconds / t2) ** (1 / max(slope, 0.1)))
 
 
+NAMES = {"expand": "expand", "expand_fast": "exp_fast", "sense_choice": "sense", "sense_filter": "filter",
+         "sample": "sample", "candidates": "cands", "play_out": "playout", "scoring": "scoring",
+         "move_rest": "mv_rest", "own_filter": "own_flt"}  # fmt: skip
+
+
 def print_table(results: dict[int, dict[str, Any]]) -> None:
-    names = {"expand": "expand", "expand_fast": "exp_fast", "sense_choice": "sense", "sense_filter": "filter",
-             "sample": "sample", "candidates": "cands", "play_out": "playout", "scoring": "scoring",
-             "move_rest": "mv_rest", "own_filter": "own_flt"}  # fmt: skip
-    print("\nseconds per step of one turn (expand: belief.expand as the bot runs it; exp_fast beside it)")
-    print(f"{'boards':>9} {'parents':>7} " + " ".join(f"{v:>8}" for v in names.values()) + "  turn  peak MB")
-    for r in results.values():
-        turn = sum(r[k] for k in STEPS if k != "expand_fast")
-        cells = " ".join(f"{r[k]:8.3f}" for k in names)
-        print(f"{int(r['boards']):>9,} {int(r['parents']):>7,} {cells} {turn:5.1f} {r['peak_rss_mb']:7.0f}")
-    print("\nshare of the turn (expand as the bot runs it)")
-    for r in results.values():
-        turn = sum(r[k] for k in STEPS if k != "expand_fast")
-        shares = ", ".join(
-            f"{names[k]} {r[k] / turn:.0%}" for k in names if k != "expand_fast" and r[k] / turn >= 0.02
+    """Wall, our CPU and the engines' CPU per step; then each step's share of the turn's CPU."""
+    tables = {
+        "": "wall seconds",
+        "_cpu": "CPU seconds of the bot's process",
+        "_engine": "CPU seconds of the engines",
+    }
+    for suffix, title in tables.items():
+        print(
+            f"\n{title} per step of one turn (expand: belief.expand as the bot runs it; exp_fast beside it)"
         )
+        print(
+            f"{'boards':>9} {'parents':>7} " + " ".join(f"{v:>8}" for v in NAMES.values()) + "   turn peak MB"
+        )
+        for r in results.values():
+            turn = sum(r[k + suffix] for k in STEPS if k != "expand_fast")
+            cells = " ".join(f"{r[k + suffix]:8.3f}" for k in NAMES)
+            print(
+                f"{int(r['boards']):>9,} {int(r['parents']):>7,} {cells} {turn:6.2f} {r['peak_rss_mb']:7.0f}"
+            )
+    print("\nwhere the turn goes: share of its CPU (bot + engines; expand as the bot runs it)")
+    for r in results.values():
+        total = {k: r[k + "_cpu"] + r[k + "_engine"] for k in STEPS if k != "expand_fast"}
+        turn = sum(total.values()) or 1.0
+        shares = ", ".join(f"{NAMES[k]} {v / turn:.0%}" for k, v in total.items() if v / turn >= 0.02)
         print(f"  {int(r['boards']):>9,}: {shares}")
 
 
@@ -239,7 +281,7 @@ def main() -> int:
         scorer.evaluate(decode(sets[0], chess.BLACK))  # the scorer learns its cost per evaluation
         for size in sizes:
             parents = parents_for(size, sets, rng)
-            results[size] = one_turn(parents, scorer, move_seconds, rng)
+            results[size] = one_turn(parents, pool, scorer, move_seconds, rng)
             print(f"  {size:>9,}: {int(results[size]['boards']):,} boards done", flush=True)
     print_table(results)
     slopes = growth(results)
