@@ -11,6 +11,7 @@ from __future__ import annotations
 import chess
 import numpy as np
 import pytest
+from reconchess.bots.random_bot import RandomBot
 
 from rbc_bot import expand_fast
 from rbc_bot.belief import encode, expand
@@ -118,3 +119,26 @@ def test_castling_bits_without_king_or_rook_at_home_are_ignored(game_boards: lis
     rows[:, 64] = 15
     for mover in (chess.WHITE, chess.BLACK):
         _assert_same(rows, mover, None)
+
+
+def test_equal_on_the_tracker_beliefs_of_real_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inside the tracker, on the beliefs of real games (our double pushes' en-passant squares, rights
+    lost in play, real capture squares): every expansion the tracker asks for gives the same array."""
+    from test_belief import observe_game  # the truth-invariant games of tests/test_belief.py
+
+    import rbc_bot.belief as belief_module
+
+    calls = []
+
+    def checked(rows: np.ndarray, mover: chess.Color, capture_square: int | None) -> np.ndarray:
+        expected = expand(rows, mover, capture_square)
+        assert np.array_equal(expand_fast.expand(rows, mover, capture_square), expected)
+        calls.append(capture_square)
+        return expected
+
+    monkeypatch.setattr(belief_module, "expand", checked)
+    for seed in range(3):
+        for color in (chess.WHITE, chess.BLACK):
+            observe_game(RandomBot, color, cap=2_000, seed=seed, turns=25)
+    assert len(calls) >= 100, "the tracker no longer calls rbc_bot.belief.expand: patch where it lives"
+    assert any(square is not None for square in calls)
