@@ -33,7 +33,8 @@ from reconchess import LocalGame, Player
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rbc_bot.server.testing import ServerProcess, accept_all, invite, play_game
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from server_helpers import ServerProcess, accept_all, invite, play_game
 
 
 class SeededBot(Player):

@@ -32,9 +32,9 @@ from rbc_bot.engine import (
     fallback_top_moves,
     find_stockfish,
     king_capture_moves,
-    score_to_cp,
 )
 from rbc_bot.rules import revise
+from rbc_bot.uci import score_to_cp
 
 logger = logging.getLogger(__name__)
 
