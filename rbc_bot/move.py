@@ -200,6 +200,15 @@ def quiet_checks(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Count
     return counts
 
 
+def split_by_danger(boards: Sequence[chess.Board]) -> tuple[list[chess.Board], list[chess.Board]]:
+    """(boards where our king is attacked, the others), testing each board once."""
+    attacked: list[chess.Board] = []
+    others: list[chess.Board] = []
+    for board in boards:
+        (attacked if our_king_attacked(board) else others).append(board)
+    return attacked, others
+
+
 def prioritised(
     attacked: Sequence[chess.Board], others: Sequence[chess.Board], k: int, rng: np.random.Generator
 ) -> list[chess.Board]:
@@ -266,9 +275,7 @@ def choose_move(
         ):
             return MoveDecision(capture, "king-capture", [], len(boards), 0)
 
-    in_danger = [our_king_attacked(b) for b in boards]  # once per board: the hot path samples thousands
-    attacked = [b for b, danger in zip(boards, in_danger, strict=True) if danger]
-    others = [b for b, danger in zip(boards, in_danger, strict=True) if not danger]
+    attacked, others = split_by_danger(boards)
     candidates = propose(attacked, others, len(boards), legal, captures, scorer, config, budget_seconds, rng)
     bonuses = move_bonuses or {}
     candidates += [m for m, b in bonuses.items() if b > 0 and m not in candidates]
@@ -404,9 +411,7 @@ def candidate_values(
     """Each candidate's expected score (``win_probability``) on each of ``boards``, candidates x boards:
     what a sense that serves the move compares (rbc_bot.sense.decision_square)."""
     started = time.perf_counter()
-    in_danger = [our_king_attacked(b) for b in boards]
-    attacked = [b for b, danger in zip(boards, in_danger, strict=True) if danger]
-    others = [b for b, danger in zip(boards, in_danger, strict=True) if not danger]
+    attacked, others = split_by_danger(boards)
     captures = king_captures(boards, legal)
     candidates = propose(attacked, others, len(boards), legal, captures, scorer, config, budget_seconds, rng)
     played = play_out(candidates, boards, config, 0.0)
