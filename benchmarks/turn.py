@@ -43,7 +43,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import rbc_bot.move as move_module
 from rbc_bot import expand_fast
-from rbc_bot.belief import decode, encode, expand, filter_own_move, filter_sense
+from rbc_bot.belief_ops import expand, filter_own_move, filter_sense
+from rbc_bot.belief_rows import decode, encode
 from rbc_bot.bot import CHOICE_SAMPLE, DANGER_SAMPLE
 from rbc_bot.clock import Clock
 from rbc_bot.config import ClockConfig, EngineConfig, MoveConfig, SenseConfig

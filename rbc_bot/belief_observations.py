@@ -13,8 +13,9 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from rbc_bot.belief_ops import apply_one_move, expand, filter_own_move, filter_sense, unique_rows
+from rbc_bot.belief_ops import apply_one_move, filter_own_move, filter_sense, unique_rows
 from rbc_bot.belief_rows import piece_code
+from rbc_bot.expand_fast import expand  # belief_ops.expand's output, order included, in bulk
 from rbc_bot.rules import sense_window
 
 

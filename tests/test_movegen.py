@@ -14,7 +14,8 @@ import pytest
 from reconchess.bots.random_bot import RandomBot
 
 from rbc_bot import expand_fast
-from rbc_bot.belief import encode, expand
+from rbc_bot.belief_ops import expand
+from rbc_bot.belief_rows import encode
 
 # Rare moves: promotions (quiet and capturing), castles both ways for both sides, en passant both ways.
 SPECIAL_FENS = [
@@ -126,7 +127,7 @@ def test_equal_on_the_tracker_beliefs_of_real_games(monkeypatch: pytest.MonkeyPa
     lost in play, real capture squares): every expansion the tracker asks for gives the same array."""
     from test_belief import observe_game  # the truth-invariant games of tests/test_belief.py
 
-    import rbc_bot.belief as belief_module
+    import rbc_bot.belief_observations as belief_module
 
     calls = []
 
@@ -140,5 +141,5 @@ def test_equal_on_the_tracker_beliefs_of_real_games(monkeypatch: pytest.MonkeyPa
     for seed in range(3):
         for color in (chess.WHITE, chess.BLACK):
             observe_game(RandomBot, color, cap=2_000, seed=seed, turns=25)
-    assert len(calls) >= 100, "the tracker no longer calls rbc_bot.belief.expand: patch where it lives"
+    assert len(calls) >= 100, "the tracker no longer calls belief_observations.expand: patch where it lives"
     assert any(square is not None for square in calls)
