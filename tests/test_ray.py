@@ -299,7 +299,11 @@ def test_without_ray_installed_ray_is_one_line(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray raises ImportError
-    for command in (["match", "random", "random"], ["tournament", "random", "random"], ["gauntlet", "--only", "random"]):
+    for command in (
+        ["match", "random", "random"],
+        ["tournament", "random", "random"],
+        ["gauntlet", "--only", "random"],
+    ):
         assert main([*command, "--ray", "--out", str(tmp_path / command[0])]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert err == [f"rbc-bot: error: {cluster.RAY_MISSING}"]
