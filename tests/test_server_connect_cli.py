@@ -228,7 +228,9 @@ def test_config_and_set_reach_our_bot_in_the_game_process(tmp_path: Path) -> Non
             assert proc.wait(60) == 0
     text = out.read_text()
     assert f"finished game {game_id}" in text and f"rbc_bot[engine.path={wrapper}]" in text
-    assert marker.read_text().count("started") == 1  # one engine worker, from the config file, at our path
+    # One start when connect checks the engine before playing, then one engine worker in the game (the
+    # config file's workers = 1; the default would start two), both at the path --set gave.
+    assert marker.read_text().count("started") == 2
 
 
 def test_api_client_waits_out_a_429_and_carries_on() -> None:
