@@ -26,6 +26,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from process_helpers import live_descendants
+
 from rbc_bot.gauntlet import STRANGEFISH
 from rbc_bot.match import MATCH_FILE, MatchSettings, match_totals, run_match
 from rbc_bot.players import BotSpec
@@ -37,36 +40,6 @@ PLAN = [
     ("trout", "trout", 30.0, 1.0, 160, 7000),
     ("strangefish", str(STRANGEFISH), 30.0, 1.0, 60, 8000),
 ]
-
-
-def live_processes() -> dict[int, int]:
-    """pid -> parent pid of every process that is not a zombie."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            text = (entry / "stat").read_text()
-        except OSError:
-            continue
-        fields = text[text.rindex(")") + 2 :].split()
-        if fields[0] != "Z":
-            found[int(entry.name)] = int(fields[1])
-    return found
-
-
-def descendants(root: int, processes: dict[int, int]) -> set[int]:
-    """The processes below ``root``'s own children (its multiprocessing servers outlive games)."""
-    children: dict[int, list[int]] = {}
-    for pid, parent in processes.items():
-        children.setdefault(parent, []).append(pid)
-    found: set[int] = set()
-    todo = list(children.get(root, []))
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
 
 
 def turn_log_figures(records: list[dict[str, Any]], out_dir: Path) -> tuple[int, int]:
@@ -98,7 +71,7 @@ def soak_one(
         # here and again after the next game has outlived a whole game, so something leaked it.
         nonlocal previous
         time.sleep(1.0)  # a SIGKILLed process takes a moment to die
-        alive = descendants(os.getpid(), live_processes())
+        alive = live_descendants(os.getpid())
         left_behind.update(alive & previous)
         previous = alive
         totals = match_totals(records)
@@ -106,7 +79,7 @@ def soak_one(
 
     summary = run_match(settings, folder, resume=(folder / MATCH_FILE).exists(), on_record=after_game)
     time.sleep(1.0)
-    left_behind.update(descendants(os.getpid(), live_processes()))  # every game is over now
+    left_behind.update(live_descendants(os.getpid()))  # every game is over now
     records = summary["games"]
     errors, restarts = turn_log_figures(records, folder)
     totals = summary["totals"]

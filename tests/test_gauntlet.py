@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from process_helpers import _cmdline, live_descendants, still_alive
 
 from rbc_bot.cli import main
 from rbc_bot.game import play_game
@@ -18,45 +19,6 @@ from rbc_bot.runner import load_records
 needs_strangefish = pytest.mark.skipif(
     not STRANGEFISH.is_file(), reason=f"the sparring partner is not at {STRANGEFISH}"
 )
-
-
-def _stat(pid: int) -> tuple[str, int] | None:
-    """(state, parent pid) of a process, or None once it is gone."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return fields[0], int(fields[1])
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return ""
-
-
-def live_descendants(root: int) -> set[int]:
-    """Every live process below ``root``'s own children (its multiprocessing forkserver and resource
-    tracker, which outlive games by design): the seats, and whatever the bots started."""
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = _stat(int(entry.name))
-            if stat is not None and stat[0] != "Z":
-                children.setdefault(stat[1], []).append(int(entry.name))
-    found: set[int] = set()
-    todo = list(children.get(root, []))
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def still_alive(pids: set[int]) -> set[int]:
-    return {pid for pid in pids if (stat := _stat(pid)) is not None and stat[0] != "Z"}
 
 
 @needs_strangefish
