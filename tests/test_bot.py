@@ -248,7 +248,7 @@ def test_short_clock_game(
 
 def test_no_flag_at_a_realistic_clock(tmp_path: Path, caplog: Any) -> None:
     """The default-suite version of the long games: full settings (both engines), each bot in its own
-    process, 60 s + 2 s against TroutBot; the bot spends its budget and still keeps its margin."""
+    process, 60 s + 2 s against TroutBot; the bot searches every move and still keeps its margin."""
     caplog.set_level(logging.ERROR, logger="rbc_bot")
     result = play_game(
         BotSpec("trout"), BotSpec("rbc_bot"), seconds=60, increment=2, seed=8, out_dir=tmp_path
@@ -256,7 +256,11 @@ def test_no_flag_at_a_realistic_clock(tmp_path: Path, caplog: Any) -> None:
     records = check_game(result, "black", caplog)
     assert result.timed_out is None
     assert min(r["seconds_left"] for r in records) > 5.0
-    assert sum(r["seconds_turn"] for r in records) > 0.2 * len(records), "it thinks, it does not just pass"
+    # Every move but a sure king capture or a forced one comes from the engine's scores (a game may be
+    # short: TroutBot can lose its king in five moves, so the time spent proves nothing by itself).
+    searched = [r for r in records if r["move_reason"] not in ("king-capture", "only-move")]
+    assert searched, records
+    assert all(r["engine_calls"] > 0 and r["chosen_move"] for r in searched), "it thinks; it never just passes"
 
 
 @pytest.mark.parametrize("ours", ["white", "black"])
