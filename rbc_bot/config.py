@@ -68,7 +68,7 @@ class EngineConfig:
     max_depth: int = 24  # deepest search when few positions leave time for it (time-capped too)
     nodes: int | None = None  # node limit instead of depth (deterministic with workers=1)
     deterministic: bool = False  # Threads=1, ucinewgame before each call: same input, same scores
-    fill_budget: bool = False  # time left after the planned depth goes into deeper passes (+2 plies)
+    fill_budget: bool = False  # time left after the planned depth goes into deeper passes (+1 ply each)
 
 
 @dataclass

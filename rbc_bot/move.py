@@ -72,7 +72,7 @@ class Scorer:
 
     DEPTH_GROWTH = 1.8  # cost ratio of one more ply (measured on the go: the estimate self-corrects)
     MULTIPV_COST = 3  # a MultiPV search costs about this many single evaluations (benchmarks/engine.py)
-    DEEPEN_WHEN_LEFT = 0.5  # share of the scoring budget still unused that buys a deeper pass
+    MIN_GROWTH, MAX_GROWTH = 1.2, 4.0  # bounds on a measured ply-to-ply cost ratio (noise at tiny passes)
 
     def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:
         self.engine = engine
@@ -128,17 +128,25 @@ class Scorer:
     def evaluate_deepening(
         self, boards: Sequence[chess.Board], depth: int, budget_seconds: float
     ) -> tuple[list[float], int]:
-        """Scores at the planned ``depth``, then, with ``fill_budget``, again two plies deeper while
-        at least ``DEEPEN_WHEN_LEFT`` of the budget is left: the depth plan errs on the cautious side
-        (it can leave nine tenths of a turn unused), and each deeper pass is capped by its movetime."""
+        """Scores at the planned ``depth``, then, with ``fill_budget``, one ply deeper at a time while the
+        next pass is predicted to fit what is left: the depth plan errs on the cautious side (Stockfish's
+        shallow plies cost far less than ``DEPTH_GROWTH`` each, so it can leave nine tenths of a turn
+        unused). The prediction is the last pass's time times the growth the passes showed; each pass is
+        also capped by its movetime, so a wrong prediction costs at most the budget."""
         started = time.perf_counter()
         scores = self.evaluate(boards, depth, budget_seconds)
+        last_pass = time.perf_counter() - started
+        growth = self.DEPTH_GROWTH
         while self.config.fill_budget and self.engine is not None and depth < self.config.max_depth:
             left = budget_seconds - (time.perf_counter() - started)
-            if left < self.DEEPEN_WHEN_LEFT * budget_seconds:
+            if last_pass * growth > left:
                 break
-            depth = min(self.config.max_depth, depth + 2)
-            scores = self.evaluate(boards, depth, left)
+            pass_started = time.perf_counter()
+            scores = self.evaluate(boards, depth + 1, left)
+            depth += 1
+            this_pass = time.perf_counter() - pass_started
+            growth = min(max(this_pass / max(last_pass, 1e-4), self.MIN_GROWTH), self.MAX_GROWTH)
+            last_pass = this_pass
         return scores, depth
 
     def top_moves(

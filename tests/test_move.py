@@ -269,7 +269,9 @@ def test_fill_budget_deepens_until_the_budget_is_used() -> None:
         elapsed = time.perf_counter() - started
     assert plain_depth == 2
     assert deep > 2 and len(scores) == 1
-    assert elapsed >= 0.5, "the deeper passes used at least half the budget"
+    # It stops once the next pass is predicted not to fit: up to 1 - 1/MAX_GROWTH of the budget may be
+    # left when a pass is slow (a loaded machine), so the floor is a quarter.
+    assert elapsed >= 0.25, "the deeper passes used a good part of the budget"
     assert elapsed <= 3.0, "each pass is capped by its movetime (generous bound: a loaded machine)"
 
 
