@@ -16,7 +16,6 @@ from rbc_bot.belief import N_CODES, partition_counts
 from rbc_bot.rules import inward, sense_window
 
 INTERIOR = [8 * rank + file for rank in range(1, 7) for file in range(1, 7)]
-_WINDOWS = np.array([sense_window(square) for square in INTERIOR])  # (36, 9)
 _WEIGHTS = N_CODES ** np.arange(9, dtype=np.int64)  # base-13 key of a window's contents
 
 
@@ -33,17 +32,33 @@ def partition_square(rows: np.ndarray) -> int:
     return inward(int(np.argmin(largest)))
 
 
+def window_keys(rows: np.ndarray, centre: int) -> np.ndarray:
+    """Each board's key for what a sense at ``centre`` (any square; an edge window has fewer squares)
+    would show: boards that sense cannot tell apart share a key. ``rows`` may be full rows or N x 64
+    piece codes."""
+    window = sense_window(centre)
+    return rows[:, window].astype(np.int64) @ _WEIGHTS[: len(window)]
+
+
 def _window_groups(rows: np.ndarray) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Per interior centre (in INTERIOR order): each board's group index and the group sizes, boards
     grouped by what the 3x3 window would show."""
-    pieces = rows[:, :64].astype(np.int64)
-    for window in _WINDOWS:
-        _, inverse, counts = np.unique(pieces[:, window] @ _WEIGHTS, return_inverse=True, return_counts=True)
+    for centre in INTERIOR:
+        _, inverse, counts = np.unique(window_keys(rows, centre), return_inverse=True, return_counts=True)
         yield inverse.reshape(-1), counts
 
 
 def _survivors(counts: np.ndarray, n: int) -> float:
     return float((counts.astype(np.float64) ** 2).sum()) / n
+
+
+def survivors_at(rows: np.ndarray, centre: int) -> float:
+    """The expected number of boards left after sensing at ``centre`` (any square), the truth being
+    any of ``rows`` with equal chance."""
+    if len(rows) == 0:
+        return 0.0
+    _, counts = np.unique(window_keys(rows, centre), return_counts=True)
+    return _survivors(counts, len(rows))
 
 
 def expected_survivors(rows: np.ndarray) -> np.ndarray:

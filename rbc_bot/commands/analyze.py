@@ -32,6 +32,14 @@ SKIP_NAMES = {"summary.json", "aggregate.json", "match.json"}  # our own outputs
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    _add_input_arguments(parser)
+    _add_engine_arguments(parser)
+    _add_belief_arguments(parser)
+    parser.add_argument("--brief", action="store_true", help="no per-turn table in the terminal")
+
+
+def _add_input_arguments(parser: argparse.ArgumentParser) -> None:
+    """What to analyse and where the reports go."""
     parser.add_argument("path", type=Path, metavar="PATH", help="a GameHistory JSON file or a folder of them")
     parser.add_argument(
         "--out",
@@ -46,6 +54,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="side(s) to analyse (default: ours when a turn log lies beside the game, else both)",
     )
+
+
+def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
+    """The Stockfish judgement of the moves, on the true board and on the believed boards."""
     parser.add_argument(
         "--engine-nodes", type=int, default=20_000, metavar="N", help="Stockfish node limit per position"
     )
@@ -53,6 +65,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stockfish", default=None, metavar="PATH", help="Stockfish binary (default: the usual lookup)"
     )
+    parser.add_argument(
+        "--belief-boards",
+        type=int,
+        default=16,
+        metavar="K",
+        help="believed boards sampled per turn to judge each move against (0: judge on the true board only)",
+    )
+    parser.add_argument(
+        "--belief-nodes",
+        type=int,
+        default=5_000,
+        metavar="N",
+        help="Stockfish node limit per search on the believed boards",
+    )
+
+
+def _add_belief_arguments(parser: argparse.ArgumentParser) -> None:
+    """The belief re-simulation: the tracker's cap and slack, and the budgets that stop it."""
     parser.add_argument(
         "--belief-cap",
         type=int,
@@ -81,21 +111,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="after the opponent's move keep up to cap x K boards until the sense (the bot uses 20)",
     )
-    parser.add_argument(
-        "--belief-boards",
-        type=int,
-        default=16,
-        metavar="K",
-        help="believed boards sampled per turn to judge each move against (0: judge on the true board only)",
-    )
-    parser.add_argument(
-        "--belief-nodes",
-        type=int,
-        default=5_000,
-        metavar="N",
-        help="Stockfish node limit per search on the believed boards",
-    )
-    parser.add_argument("--brief", action="store_true", help="no per-turn table in the terminal")
 
 
 def run(args: argparse.Namespace) -> int:

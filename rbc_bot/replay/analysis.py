@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import chess
 import chess.engine
 
+from rbc_bot.notation import square_name
 from rbc_bot.replay.decisions import SenseDecision
 from rbc_bot.replay.decisive import decisive
 from rbc_bot.replay.load import LoadedGame, turns_of
@@ -128,7 +129,7 @@ class GameAnalysis:
                     "truth": None if tb is None else tb.truth_kept,
                     "sampled_away": bool(tb and tb.truth_sampled_away),
                     "truth_note": _truth_note(tb),
-                    "sense": _square_name(history.sense(turn)),
+                    "sense": square_name(history.sense(turn)),
                     "eliminated": tb.sense_eliminated if tb else None,
                     "expected": tb.sense_expected if tb else None,
                     "best_sense": tb.best_sense_square if tb else None,
@@ -137,7 +138,7 @@ class GameAnalysis:
                     if requested
                     else ("pass" if history.has_move(turn) else "-"),
                     "taken": taken.uci() if taken else ("pass" if history.has_move(turn) else "-"),
-                    "capture": _square_name(history.capture_square(turn)) if history.has_move(turn) else None,
+                    "capture": square_name(history.capture_square(turn)) if history.has_move(turn) else None,
                     "eval_white": score.eval_white if score else None,
                     "cp_loss": score.cp_loss if score else None,
                     "best_move": score.best if score else None,
@@ -211,10 +212,6 @@ def _truth_note(tb: TurnBelief | None) -> str:
     if tb.truth_kept:
         return "yes"
     return "sampled away (cap)" if tb.truth_sampled_away else "LOST"
-
-
-def _square_name(square: int | None) -> str | None:
-    return None if square is None else chess.square_name(square)
 
 
 def _bot_belief(log: dict[str, Any]) -> int | None:

@@ -20,6 +20,7 @@ from reconchess import GameHistory, Turn
 from reconchess.history import GameHistoryDecoder
 from reconchess.utilities import add_pawn_queen_promotion, capture_square_of_move, move_actions, revise_move
 
+from rbc_bot.notation import square_name
 from rbc_bot.rules import sense_window
 
 logger = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ def align_turn_log(
         mine = {turn: row for (c, turn), row in rows.items() if c == color}
         if not mine:
             continue
-        senses = {t.turn_number: _square_name(history.sense(t)) for t in turns_of(history, color)}
+        senses = {t.turn_number: square_name(history.sense(t)) for t in turns_of(history, color)}
 
         def agreement(
             offset: int, mine: dict[int, dict[str, Any]] = mine, senses: dict[int, Any] = senses
@@ -228,10 +229,6 @@ def check_rules(history: GameHistory, path: Path) -> None:
         board.push(taken if taken is not None else chess.Move.null())
         if _fen_core(history.truth_fen_after_move(turn)) != _fen_core(board.fen()):
             raise ReplayError(f"{label}: board after the move does not follow from the move")
-
-
-def _square_name(square: int | None) -> str | None:
-    return None if square is None else chess.square_name(square)
 
 
 def find_turn_logs(path: Path) -> list[Path]:

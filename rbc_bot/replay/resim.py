@@ -20,8 +20,10 @@ import chess
 import numpy as np
 from reconchess import GameHistory, Turn
 
+from rbc_bot.belief import BeliefTracker
+from rbc_bot.notation import square_name
 from rbc_bot.replay.load import turns_of
-from rbc_bot.rules import sense_window
+from rbc_bot.sense import survivors_at
 
 logger = logging.getLogger(__name__)
 
@@ -30,8 +32,6 @@ DEFAULT_STASH_LIMIT = 2_000_000  # boards (66 bytes each): the tracker's stash i
 DEFAULT_SECONDS = 120.0
 # An edge centre's window is a subset of its inward neighbour's, so the best centre is always inner.
 INNER_CENTRES = [chess.square(f, r) for r in range(1, 7) for f in range(1, 7)]
-_WINDOW_INDEX = {sq: np.array(sense_window(sq)) for sq in chess.SQUARES}
-_POWERS = (13 ** np.arange(9, dtype=np.int64)).astype(np.int64)
 
 
 @dataclass
@@ -94,37 +94,7 @@ class SideBelief:
 
 def expected_eliminated(pieces: np.ndarray, centres: list[int]) -> dict[int, float]:
     """For each centre, the expected boards a sense there removes from ``pieces`` (N x 64 codes)."""
-    n = len(pieces)
-    out: dict[int, float] = {}
-    if n == 0:
-        return dict.fromkeys(centres, 0.0)
-    codes = pieces.astype(np.int64)
-    for centre in centres:
-        squares = _WINDOW_INDEX[centre]
-        keys = codes[:, squares] @ _POWERS[: len(squares)]
-        _, counts = np.unique(keys, return_counts=True)
-        out[centre] = float(n - (counts.astype(np.float64) ** 2).sum() / n)
-    return out
-
-
-def _pieces_of(tracker: Any) -> np.ndarray:
-    """The live boards' piece codes; built from the boards when the tracker exposes no array."""
-    pieces = getattr(tracker, "pieces", None)
-    if isinstance(pieces, np.ndarray):
-        return pieces
-    rows = [[_code(board.piece_at(sq)) for sq in chess.SQUARES] for board in tracker]
-    return np.array(rows, dtype=np.int8).reshape(-1, 64)
-
-
-def _code(piece: chess.Piece | None) -> int:
-    return 0 if piece is None else piece.piece_type + (0 if piece.color == chess.WHITE else 6)
-
-
-def _in_new_stash(tracker: Any, board: chess.Board) -> bool:
-    observations = getattr(tracker, "observations", None)
-    if observations is None or not hasattr(tracker, "stash_contains"):
-        return False
-    return bool(tracker.stash_contains(len(observations), board))
+    return {centre: len(pieces) - survivors_at(pieces, centre) for centre in centres}
 
 
 def truth_at_turn_start(history: GameHistory, turn: Turn) -> chess.Board:
@@ -132,10 +102,6 @@ def truth_at_turn_start(history: GameHistory, turn: Turn) -> chess.Board:
     if history.is_first_turn(turn):
         return chess.Board()
     return chess.Board(history.truth_fen_after_move(turn.previous))
-
-
-def _square(square: int | None) -> str | None:
-    return None if square is None else chess.square_name(square)
 
 
 Observer = Callable[[Turn, str, Any], None]
@@ -164,85 +130,100 @@ def resimulate(
     re-simulation early; the turns done so far are kept and ``error`` says why.
     """
     side = SideBelief(color=chess.COLOR_NAMES[color], cap=cap)
-    try:
-        from rbc_bot.belief import BeliefTracker
-    except ImportError as exc:
-        side.error = f"belief tracker unavailable: {exc}"
-        logger.error("%s", side.error)
-        return side
     tracker = BeliefTracker(color, cap=cap, seed=seed, expansion_slack=expansion_slack)
-    deadline = time.perf_counter() + seconds
-
-    def guard() -> None:
-        if tracker.stashed_size > stash_limit:
-            raise _Stop(f"stopped: {tracker.stashed_size:,} stashed boards (limit {stash_limit:,})")
-        if time.perf_counter() > deadline:
-            raise _Stop(f"stopped: over the {seconds:g} s budget")
-
+    run = _Run(history, tracker, time.perf_counter() + seconds, seconds, stash_limit, observe)
     for turn in turns_of(history, color):
-        started = time.perf_counter()
-        before = tracker.live_size
         try:
-            capture = None if history.is_first_turn(turn) else history.capture_square(turn.previous)
-            truth = truth_at_turn_start(history, turn)
-            tracker.on_opponent_move(capture)
-            guard()
-            after_opponent = tracker.live_size
-            truth_opponent = tracker.contains(truth)
-            # Not live but in the stash just made: the cap sampled the truth away (not a tracker bug).
-            sampled_away = not truth_opponent and _in_new_stash(tracker, truth)
-            if observe is not None:
-                observe(turn, "opponent", tracker)
-            square = history.sense(turn)
-            scores: dict[int, float] = {}
-            if square is not None:
-                scores = expected_eliminated(_pieces_of(tracker), sorted({*INNER_CENTRES, square}))
-            tracker.on_sense(square, history.sense_result(turn))
-            guard()
-            after_sense = tracker.live_size
-            truth_sense = tracker.contains(truth)
-            if observe is not None:
-                observe(turn, "sense", tracker)
-            size_move: int | None = None
-            truth_move: bool | None = None
-            if history.has_move(turn):
-                tracker.on_own_move(*history.move_result(turn))
-                size_move = tracker.live_size
-                after = chess.Board(history.truth_fen_after_move(turn))
-                # After a king capture the game is over and castling bookkeeping differs: not judged.
-                if after.king(not color) is not None:
-                    truth_move = tracker.contains(after)
+            side.turns.append(run.turn(turn))
         except _Stop as exc:
-            side.error = f"{chess.COLOR_NAMES[color]} turn {turn.turn_number}: {exc}"
+            side.error = f"{side.color} turn {turn.turn_number}: {exc}"
             logger.warning("%s", side.error)
             break
         except (ValueError, IndexError) as exc:
-            side.error = f"{chess.COLOR_NAMES[color]} turn {turn.turn_number}: belief tracker failed: {exc}"
+            side.error = f"{side.color} turn {turn.turn_number}: belief tracker failed: {exc}"
             logger.error("%s", side.error)
             break
-        best = max(scores, key=lambda sq: scores[sq]) if scores else None
-        side.turns.append(
-            TurnBelief(
-                color=side.color,
-                turn=turn.turn_number,
-                opponent_capture=_square(capture),
-                size_before=before,
-                size_after_opponent=after_opponent,
-                truth_after_opponent=truth_opponent,
-                truth_sampled_away=sampled_away,
-                sense_square=_square(square),
-                size_after_sense=after_sense,
-                truth_after_sense=truth_sense,
-                sense_eliminated=after_opponent - after_sense,
-                sense_expected=scores.get(square) if square is not None else None,
-                best_sense_square=_square(best),
-                best_sense_expected=scores[best] if best is not None else None,
-                size_after_move=size_move,
-                truth_after_move=truth_move,
-                stashed=tracker.stashed_size,
-                recoveries=tracker.recoveries,
-                seconds=time.perf_counter() - started,
-            )
-        )
         logger.debug("resim %s", side.turns[-1])
     return side
+
+
+@dataclass
+class _Run:
+    """One side's re-simulation, a turn at a time: the opponent's move, the sense, our move."""
+
+    history: GameHistory
+    tracker: BeliefTracker
+    deadline: float
+    seconds: float
+    stash_limit: int
+    observe: Observer | None
+
+    def guard(self) -> None:
+        if self.tracker.stashed_size > self.stash_limit:
+            raise _Stop(f"stopped: {self.tracker.stashed_size:,} stashed boards (limit {self.stash_limit:,})")
+        if time.perf_counter() > self.deadline:
+            raise _Stop(f"stopped: over the {self.seconds:g} s budget")
+
+    def turn(self, turn: Turn) -> TurnBelief:
+        started = time.perf_counter()
+        before = self.tracker.live_size
+        truth = truth_at_turn_start(self.history, turn)
+        capture = None if self.history.is_first_turn(turn) else self.history.capture_square(turn.previous)
+        after_opponent, truth_opponent, sampled_away = self.opponent_move(turn, capture, truth)
+        square = self.history.sense(turn)
+        scores, after_sense, truth_sense = self.sense(turn, square, truth)
+        size_move, truth_move = self.own_move(turn)
+        best = max(scores, key=lambda sq: scores[sq]) if scores else None
+        return TurnBelief(
+            color=chess.COLOR_NAMES[turn.color],
+            turn=turn.turn_number,
+            opponent_capture=square_name(capture),
+            size_before=before,
+            size_after_opponent=after_opponent,
+            truth_after_opponent=truth_opponent,
+            truth_sampled_away=sampled_away,
+            sense_square=square_name(square),
+            size_after_sense=after_sense,
+            truth_after_sense=truth_sense,
+            sense_eliminated=after_opponent - after_sense,
+            sense_expected=scores.get(square) if square is not None else None,
+            best_sense_square=square_name(best),
+            best_sense_expected=scores[best] if best is not None else None,
+            size_after_move=size_move,
+            truth_after_move=truth_move,
+            stashed=self.tracker.stashed_size,
+            recoveries=self.tracker.recoveries,
+            seconds=time.perf_counter() - started,
+        )
+
+    def opponent_move(self, turn: Turn, capture: int | None, truth: chess.Board) -> tuple[int, bool, bool]:
+        """Belief size after the opponent's move, whether the truth is live, and whether the cap
+        stashed it just now (sampled away: not a tracker bug)."""
+        self.tracker.on_opponent_move(capture)
+        self.guard()
+        live = self.tracker.contains(truth)
+        sampled_away = not live and self.tracker.stash_contains(len(self.tracker.observations), truth)
+        if self.observe is not None:
+            self.observe(turn, "opponent", self.tracker)
+        return self.tracker.live_size, live, sampled_away
+
+    def sense(self, turn: Turn, square: int | None, truth: chess.Board) -> tuple[dict[int, float], int, bool]:
+        """Every centre's expected boards eliminated (scored before the sense), then the sense itself."""
+        scores: dict[int, float] = {}
+        if square is not None:
+            scores = expected_eliminated(self.tracker.pieces, sorted({*INNER_CENTRES, square}))
+        self.tracker.on_sense(square, self.history.sense_result(turn))
+        self.guard()
+        if self.observe is not None:
+            self.observe(turn, "sense", self.tracker)
+        return scores, self.tracker.live_size, self.tracker.contains(truth)
+
+    def own_move(self, turn: Turn) -> tuple[int | None, bool | None]:
+        """Belief size after our move and whether the truth is in it (None: no move, or a king capture,
+        after which the game is over and castling bookkeeping differs: not judged)."""
+        if not self.history.has_move(turn):
+            return None, None
+        self.tracker.on_own_move(*self.history.move_result(turn))
+        after = chess.Board(self.history.truth_fen_after_move(turn))
+        truth = self.tracker.contains(after) if after.king(not turn.color) is not None else None
+        return self.tracker.live_size, truth

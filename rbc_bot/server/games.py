@@ -20,6 +20,7 @@ from reconchess import GameHistory, WinReason
 from reconchess.history import GameHistoryEncoder
 from reconchess.utilities import move_actions as rbc_move_actions
 
+from rbc_bot.reconchess_internals import game_history
 from rbc_bot.server.errors import ApiError, quote
 from rbc_bot.server.settings import GameSettings
 from rbc_bot.server.store import Store
@@ -92,8 +93,7 @@ class ServerGame:
     # ---- helpers -------------------------------------------------------------------------------
     @property
     def history(self) -> GameHistory:
-        history: GameHistory = self.local._LocalGame__game_history
-        return history
+        return game_history(self.local)
 
     def color_of(self, username: str) -> bool:
         for color, name in self.names.items():
