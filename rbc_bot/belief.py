@@ -117,6 +117,12 @@ class BeliefTracker:
         return self._stash.stashes()
 
     @property
+    def stash_indices(self) -> list[int]:
+        """The observation indices that have a stash, earliest first: :attr:`stashes` without copying
+        the boards, for checking a stash's contents with :meth:`stash_contains`."""
+        return self._stash.indices()
+
+    @property
     def recoveries(self) -> int:
         return self.stats.recoveries
 

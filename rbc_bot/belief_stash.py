@@ -61,6 +61,10 @@ class StashStore:
         """The stashes, earliest first (one per observation index)."""
         return [Stash(index, np.concatenate(self._blocks[index])) for index in sorted(self._blocks)]
 
+    def indices(self) -> list[int]:
+        """The observation indices that have a stash, earliest first (no boards copied)."""
+        return sorted(self._blocks)
+
     def contains(self, index: int, row: np.ndarray) -> bool:
         return any(row_in(row, block) for block in self._blocks.get(index, []))
 

@@ -83,7 +83,7 @@ def test_resimulation_holds_the_truth_at_every_turn(games: dict[str, Path]) -> N
 
 def test_resimulation_with_expansion_slack_samples_after_the_sense(games: dict[str, Path]) -> None:
     history = load_game(games["a"]).history
-    tight = resimulate(history, chess.WHITE, cap=8)
+    tight = resimulate(history, chess.WHITE, cap=8, expansion_slack=1)
     slack = resimulate(history, chess.WHITE, cap=8, expansion_slack=10)
     assert tight.error is None and slack.error is None
     assert max(t.size_after_opponent for t in tight.turns) <= 8

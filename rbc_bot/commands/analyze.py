@@ -19,8 +19,9 @@ from rich.console import Console
 
 from rbc_bot.replay.analysis import Options, analyse, open_pool
 from rbc_bot.replay.load import ReplayError, load_game
-from rbc_bot.replay.report import print_aggregate, print_summary, write_aggregate, write_game
-from rbc_bot.replay.resim import DEFAULT_CAP, DEFAULT_SECONDS, DEFAULT_STASH_LIMIT
+from rbc_bot.replay.report import write_aggregate, write_game
+from rbc_bot.replay.resim import DEFAULT_CAP, DEFAULT_SECONDS, DEFAULT_SLACK, DEFAULT_STASH_LIMIT
+from rbc_bot.replay.terminal import print_aggregate, print_summary
 
 if TYPE_CHECKING:
     from rbc_bot.replay.analysis import Engines
@@ -88,7 +89,7 @@ def _add_belief_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=DEFAULT_CAP,
         metavar="N",
-        help="most live boards in the re-simulated belief (0: no cap)",
+        help="most live boards in the re-simulated belief (0: no cap; default: the bot's, %(default)s)",
     )
     parser.add_argument(
         "--belief-seconds",
@@ -107,9 +108,10 @@ def _add_belief_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--belief-slack",
         type=int,
-        default=1,
+        default=DEFAULT_SLACK,
         metavar="K",
-        help="after the opponent's move keep up to cap x K boards until the sense (the bot uses 20)",
+        help="after the opponent's move keep up to cap x K boards until the sense (default: the bot's, "
+        "%(default)s)",
     )
 
 

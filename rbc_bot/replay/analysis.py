@@ -19,6 +19,7 @@ from rbc_bot.replay.pgn import result_of
 from rbc_bot.replay.resim import (
     DEFAULT_CAP,
     DEFAULT_SECONDS,
+    DEFAULT_SLACK,
     DEFAULT_STASH_LIMIT,
     SideBelief,
     TurnBelief,
@@ -43,7 +44,7 @@ class Options:
     belief_cap: int | None = DEFAULT_CAP
     belief_seconds: float = DEFAULT_SECONDS
     stash_limit: int = DEFAULT_STASH_LIMIT
-    belief_slack: int = 1  # the tracker's expansion_slack (the bot plays with 20)
+    belief_slack: int = DEFAULT_SLACK  # the tracker's expansion_slack
     engine_workers: int = 2
     engine_path: str | None = None
     belief_boards: int = 16  # believed boards sampled per turn to judge moves against (0: none)
@@ -206,12 +207,16 @@ def _belief_candidates(score: MoveScore | None) -> list[dict[str, Any]]:
     return [{"move": move, "boards": count} for move, count in score.belief.best_moves]
 
 
+TRUTH_STASHED = "stashed (cap)"
+
+
 def _truth_note(tb: TurnBelief | None) -> str:
+    """``yes`` (live), ``stashed (cap)`` (sampled away but held, to be recovered) or ``LOST``."""
     if tb is None:
         return "-"
-    if tb.truth_kept:
-        return "yes"
-    return "sampled away (cap)" if tb.truth_sampled_away else "LOST"
+    if not tb.truth_kept:
+        return "LOST"
+    return TRUTH_STASHED if tb.truth_sampled_away else "yes"
 
 
 def _bot_belief(log: dict[str, Any]) -> int | None:
@@ -225,10 +230,15 @@ def _bot_belief(log: dict[str, Any]) -> int | None:
 
 
 def turn_seconds(log: dict[str, Any]) -> float | None:
-    """Seconds the bot spent on a turn: its own sense + move timings, else the clock difference."""
+    """Seconds of our clock a turn took: ``seconds_turn`` (the opponent-move handler, sense and move:
+    the handler's belief expansion is on our clock too), else the parts it is made of, else the clock
+    difference across the sense and move."""
+    if isinstance(log.get("seconds_turn"), int | float):
+        return float(log["seconds_turn"])
     parts = [log.get("seconds_sense"), log.get("seconds_move")]
     if all(isinstance(p, int | float) for p in parts):
-        return float(sum(parts))  # type: ignore[arg-type]
+        expand = log.get("seconds_expand")
+        return float(sum(parts)) + (float(expand) if isinstance(expand, int | float) else 0.0)  # type: ignore[arg-type]
     start, end = log.get("seconds_left"), log.get("seconds_left_move")
     if isinstance(start, int | float) and isinstance(end, int | float):
         return float(start - end)

@@ -1,21 +1,36 @@
-"""PNG plots of one game (matplotlib, Agg: no display needed)."""
+"""PNG plots of one game (matplotlib, Agg: no display needed).
+
+matplotlib's own log messages (a temporary cache directory when HOME is not writable, a slow font
+cache build) are about matplotlib, not the games: its logger is set to errors only before it is
+imported, so they do not land among the analysis output. Legends are drawn only when a plot has
+labelled data, so an empty plot does not warn either.
+"""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
-import matplotlib
+logging.getLogger("matplotlib").setLevel(logging.ERROR)
+
+import matplotlib  # noqa: E402  (after its logger is quietened)
 
 matplotlib.use("Agg")
-import chess
-import matplotlib.pyplot as plt
-from matplotlib.axes import Axes
-from matplotlib.ticker import MaxNLocator
+import chess  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
-from rbc_bot.replay.analysis import GameAnalysis, turn_seconds
+from rbc_bot.replay.analysis import GameAnalysis, turn_seconds  # noqa: E402
 
 COLORS = {chess.WHITE: "tab:orange", chess.BLACK: "tab:blue"}
+
+
+def _legend(ax: Axes) -> None:
+    """A legend when something labelled was drawn (matplotlib warns on an empty one)."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=7)
 
 
 def belief_sizes(ax: Axes, analysis: GameAnalysis) -> None:
@@ -54,7 +69,7 @@ def belief_sizes(ax: Axes, analysis: GameAnalysis) -> None:
     ax.set_xlabel("turn")
     ax.set_ylabel("possible boards")
     ax.set_title("Belief size per turn (re-simulated)")
-    ax.legend(fontsize=7)
+    _legend(ax)
 
 
 def _has_size(row: dict[str, object]) -> bool:
@@ -90,7 +105,7 @@ def sense_quality(ax: Axes, analysis: GameAnalysis) -> None:
     ax.set_ylabel("boards eliminated")
     ax.set_yscale("symlog", linthresh=10)
     ax.set_title("Sense: boards eliminated vs the best sense")
-    ax.legend(fontsize=7)
+    _legend(ax)
 
 
 def time_used(ax: Axes, analysis: GameAnalysis) -> None:
@@ -103,12 +118,12 @@ def time_used(ax: Axes, analysis: GameAnalysis) -> None:
             ax.bar(*zip(*points, strict=True), color=COLORS[color], label=chess.COLOR_NAMES[color])
             drawn = True
     if drawn:
-        ax.legend(fontsize=7)
+        _legend(ax)
     else:
         ax.text(0.5, 0.5, "no turn log beside this game", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel("turn")
     ax.set_ylabel("seconds")
-    ax.set_title("Time used per turn (bot's turn log)")
+    ax.set_title("Our time per turn (turn log: opponent's move, sense and move)")
 
 
 def evaluation(ax: Axes, analysis: GameAnalysis) -> None:
@@ -126,7 +141,7 @@ def evaluation(ax: Axes, analysis: GameAnalysis) -> None:
             label="mistake",
         )
         ax.axhline(0, color="gray", linewidth=0.5)
-        ax.legend(fontsize=7)
+        _legend(ax)
     else:
         ax.text(
             0.5,

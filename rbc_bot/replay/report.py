@@ -1,4 +1,4 @@
-"""Report writers: the terminal summary (rich), one game's folder, and the folder-mode aggregate."""
+"""Report writers: one game's folder and the folder-mode aggregate (the terminal output: ``terminal``)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,6 @@ import logging
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
-from rich.table import Table
 
 from rbc_bot.replay.analysis import GameAnalysis
 from rbc_bot.replay.pgn import write_pgn
@@ -76,7 +73,13 @@ def pgn_notes(analysis: GameAnalysis) -> dict[tuple[bool, int], str]:
     notes = {}
     for color, side in analysis.beliefs.items():
         for t in side.turns:
-            truth = "truth kept" if t.truth_kept else "TRUTH LOST"
+            truth = (
+                "TRUTH LOST"
+                if not t.truth_kept
+                else "truth stashed"
+                if t.truth_sampled_away
+                else "truth kept"
+            )
             notes[color, t.turn] = (
                 f"belief {t.size_after_opponent} -> {t.size_after_sense} after sense ({truth})"
             )
@@ -198,78 +201,6 @@ def mistakes_html(mistakes: list[dict[str, Any]]) -> str:
     return "".join(parts) + "</table>"
 
 
-def print_summary(summary: dict[str, Any], console: Console, full: bool = True) -> None:
-    """The rich terminal summary: headline facts, then the per-turn table."""
-    console.print(
-        f"[bold]{summary['white']}[/] (white) vs [bold]{summary['black']}[/] (black): {summary['result']} "
-        f"({summary['win_reason'] or 'unfinished'}), {summary['turns']} turns"
-    )
-    for name, side in summary["belief"].items():
-        lost = side["first_truth_lost"]
-        state = (
-            "[green]truth always in belief[/]"
-            if side["truth_always_in_belief"]
-            else (f"[red]truth lost from turn {lost}[/]" if lost is not None else "[yellow]stopped early[/]")
-        )
-        console.print(
-            f"  {name}: {state}; mean {fmt(side['mean_size_after_sense'])} boards after sense; "
-            f"sense expected {fmt(side['sense_expected_mean'])} "
-            f"vs best {fmt(side['best_sense_expected_mean'])}"
-            + (f"; {side['stopped']}" if side["stopped"] else "")
-        )
-    stats = summary["mistake_stats"]
-    console.print(
-        f"  engine: {summary['engine']}; {stats['mistake_count']} mistakes in {stats['moves']} moves, "
-        f"{stats['king_captures_missed']} king captures missed, "
-        f"{stats['kings_left_capturable']} kings left en prise"
-    )
-    kinds = ", ".join(f"{n} {k}" for k, n in stats.get("kinds", {}).items() if n)
-    if kinds:
-        console.print(f"  mistake kinds: {kinds}")
-    console.print(f"  [bold]decisive moment:[/] {decisive_text(summary)}", soft_wrap=True)
-    if not full:
-        return
-    console.print(turn_table(summary))
-
-
-def turn_table(summary: dict[str, Any]) -> Table:
-    """One terminal row per analysed turn: belief, truth, sense, move, judgement, time."""
-    table = Table(header_style="bold", box=None, pad_edge=False)
-    for header in (
-        "turn",
-        "boards",
-        "truth",
-        "sense",
-        "elim.",
-        "best sense",
-        "move",
-        "eval",
-        "cp loss",
-        "mistake",
-        "s",
-    ):
-        table.add_column(header, justify="right", overflow="fold")  # narrow terminals wrap, never cut
-    for row in summary["per_turn"]:
-        style = "red" if row["truth"] is False else "yellow" if row["tags"] else None
-        moved = row["taken"] + ("*" if row["requested"] != row["taken"] else "")
-        best = f"{row['best_sense']} {row['best_expected']:.0f}" if row["best_sense"] else "-"
-        cells = [
-            f"{row['color'][0].upper()}{row['turn']}",
-            f"{fmt(row['size_after_opponent'])}>{fmt(row['size_after_sense'])}",
-            {"yes": "ok", "sampled away (cap)": "capped"}.get(row["truth_note"], row["truth_note"]),
-            fmt(row["sense"]),
-            fmt(row["eliminated"]),
-            best,
-            moved,
-            fmt(row["eval_white"]),
-            fmt(row["cp_loss"]),
-            row["kind"] or row["tags"],
-            fmt(row["seconds"]),
-        ]
-        table.add_row(*cells, style=style)
-    return table
-
-
 def aggregate(summaries: list[dict[str, Any]]) -> dict[str, Any]:
     """Results by player, colour and opponent; belief, truth, time and mistake figures over all games."""
     records: dict[tuple[str, str, str], dict[str, int]] = defaultdict(
@@ -362,25 +293,3 @@ def write_aggregate(
     parts.append("</body></html>\n")
     (out / "index.html").write_text("\n".join(parts), encoding="utf-8")
     return agg
-
-
-def print_aggregate(agg: dict[str, Any], console: Console) -> None:
-    table = Table(title=f"{agg['games']} games", header_style="bold")
-    for head in ("player", "color", "opponent", "games", "wins", "draws", "losses", "win rate"):
-        table.add_column(head, justify="right")
-    for r in agg["results"]:
-        table.add_row(
-            r["player"],
-            r["color"],
-            r["opponent"],
-            *(fmt(r[k]) for k in ("games", "wins", "draws", "losses")),
-            f"{r['win_rate']:.0%}",
-        )
-    console.print(table)
-    console.print(
-        f"mean belief size {fmt(agg['mean_belief_size'])}; truth lost in {agg['sides_truth_lost']} of "
-        f"{agg['sides_analysed']} sides; mistake rate {fmt(agg['mistake_rate'])}; "
-        f"mean seconds per turn {fmt(agg['mean_seconds_per_turn'])}"
-    )
-    for item in agg["bad_files"]:
-        console.print(f"[red]bad file[/] {item['file']}: {item['error']}")

@@ -21,13 +21,16 @@ import numpy as np
 from reconchess import GameHistory, Turn
 
 from rbc_bot.belief import BeliefTracker
+from rbc_bot.config import BeliefConfig
 from rbc_bot.notation import square_name
 from rbc_bot.replay.load import turns_of
 from rbc_bot.sense import survivors_at
 
 logger = logging.getLogger(__name__)
 
-DEFAULT_CAP = 50_000
+# The bot's own belief settings, so that a re-simulated belief is the one the bot would have held.
+DEFAULT_CAP = BeliefConfig().max_cap
+DEFAULT_SLACK = BeliefConfig().expansion_slack
 DEFAULT_STASH_LIMIT = 2_000_000  # boards (66 bytes each): the tracker's stash is otherwise unbounded
 DEFAULT_SECONDS = 120.0
 # An edge centre's window is a subset of its inward neighbour's, so the best centre is always inner.
@@ -36,7 +39,12 @@ INNER_CENTRES = [chess.square(f, r) for r in range(1, 7) for f in range(1, 7)]
 
 @dataclass
 class TurnBelief:
-    """One turn of one side: sizes after each observation and whether the truth survived it."""
+    """One turn of one side: sizes after each observation and whether the truth survived it.
+
+    Under a cap the truth may be stashed rather than live (sampled away); the tracker holds it either
+    way and recovers it when the live boards run out, so ``truth_after_*`` count live or stashed, and
+    ``truth_sampled_away`` says the truth was only in the stash at some point of the turn.
+    """
 
     color: str
     turn: int
@@ -120,7 +128,7 @@ def resimulate(
     seed: int = 0,
     seconds: float = DEFAULT_SECONDS,
     stash_limit: int = DEFAULT_STASH_LIMIT,
-    expansion_slack: int = 1,
+    expansion_slack: int = DEFAULT_SLACK,
     observe: Observer | None = None,
 ) -> SideBelief:
     """Run the belief tracker over ``color``'s observations (``expansion_slack`` as the tracker's).
@@ -157,6 +165,7 @@ class _Run:
     seconds: float
     stash_limit: int
     observe: Observer | None
+    truth_at: dict[int, chess.Board] = field(default_factory=lambda: {0: chess.Board()})
 
     def guard(self) -> None:
         if self.tracker.stashed_size > self.stash_limit:
@@ -171,7 +180,7 @@ class _Run:
         capture = None if self.history.is_first_turn(turn) else self.history.capture_square(turn.previous)
         after_opponent, truth_opponent, sampled_away = self.opponent_move(turn, capture, truth)
         square = self.history.sense(turn)
-        scores, after_sense, truth_sense = self.sense(turn, square, truth)
+        scores, after_sense, truth_sense, stashed_at_sense = self.sense(turn, square, truth)
         size_move, truth_move = self.own_move(turn)
         best = max(scores, key=lambda sq: scores[sq]) if scores else None
         return TurnBelief(
@@ -181,7 +190,7 @@ class _Run:
             size_before=before,
             size_after_opponent=after_opponent,
             truth_after_opponent=truth_opponent,
-            truth_sampled_away=sampled_away,
+            truth_sampled_away=sampled_away or stashed_at_sense,
             sense_square=square_name(square),
             size_after_sense=after_sense,
             truth_after_sense=truth_sense,
@@ -197,33 +206,48 @@ class _Run:
         )
 
     def opponent_move(self, turn: Turn, capture: int | None, truth: chess.Board) -> tuple[int, bool, bool]:
-        """Belief size after the opponent's move, whether the truth is live, and whether the cap
-        stashed it just now (sampled away: not a tracker bug)."""
+        """Belief size after the opponent's move, whether the truth is held (live or stashed), and
+        whether it is only stashed (sampled away by the cap: not a tracker bug)."""
         self.tracker.on_opponent_move(capture)
         self.guard()
-        live = self.tracker.contains(truth)
-        sampled_away = not live and self.tracker.stash_contains(len(self.tracker.observations), truth)
+        live, held = self.locate(truth)
         if self.observe is not None:
             self.observe(turn, "opponent", self.tracker)
-        return self.tracker.live_size, live, sampled_away
+        return self.tracker.live_size, held, held and not live
 
-    def sense(self, turn: Turn, square: int | None, truth: chess.Board) -> tuple[dict[int, float], int, bool]:
-        """Every centre's expected boards eliminated (scored before the sense), then the sense itself."""
+    def sense(
+        self, turn: Turn, square: int | None, truth: chess.Board
+    ) -> tuple[dict[int, float], int, bool, bool]:
+        """Every centre's expected boards eliminated (scored before the sense), then the sense itself:
+        the scores, the size after it, whether the truth is held and whether it is only stashed."""
         scores: dict[int, float] = {}
         if square is not None:
             scores = expected_eliminated(self.tracker.pieces, sorted({*INNER_CENTRES, square}))
         self.tracker.on_sense(square, self.history.sense_result(turn))
         self.guard()
+        live, held = self.locate(truth)
         if self.observe is not None:
             self.observe(turn, "sense", self.tracker)
-        return scores, self.tracker.live_size, self.tracker.contains(truth)
+        return scores, self.tracker.live_size, held, held and not live
 
     def own_move(self, turn: Turn) -> tuple[int | None, bool | None]:
-        """Belief size after our move and whether the truth is in it (None: no move, or a king capture,
+        """Belief size after our move and whether the truth is held (None: no move, or a king capture,
         after which the game is over and castling bookkeeping differs: not judged)."""
         if not self.history.has_move(turn):
             return None, None
         self.tracker.on_own_move(*self.history.move_result(turn))
         after = chess.Board(self.history.truth_fen_after_move(turn))
-        truth = self.tracker.contains(after) if after.king(not turn.color) is not None else None
-        return self.tracker.live_size, truth
+        if after.king(not turn.color) is None:
+            return self.tracker.live_size, None
+        _, held = self.locate(after)
+        return self.tracker.live_size, held
+
+    def locate(self, truth: chess.Board) -> tuple[bool, bool]:
+        """Whether ``truth`` (the true board now) is live, and whether it is held: live, or in a stash
+        as the true board was when that stash was made (each stash is tagged with its observation
+        count, and ``truth_at`` keeps the true board after every count)."""
+        self.truth_at[len(self.tracker.observations)] = truth
+        if self.tracker.contains(truth):
+            return True, True
+        stashed = any(self.tracker.stash_contains(i, self.truth_at[i]) for i in self.tracker.stash_indices)
+        return False, stashed
