@@ -10,14 +10,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import chess
 from rich.console import Console
 
+from rbc_bot.commands.common import RUNTIME, error
 from rbc_bot.replay.analysis import Options, analyse, open_pool
+from rbc_bot.replay.folder import Done, FolderProgress, analyse_games, find_games
 from rbc_bot.replay.load import ReplayError, load_game
 from rbc_bot.replay.report import write_aggregate, write_game
 from rbc_bot.replay.resim import DEFAULT_CAP, DEFAULT_SECONDS, DEFAULT_SLACK, DEFAULT_STASH_LIMIT
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SIDES = {"white": [chess.WHITE], "black": [chess.BLACK], "both": [chess.WHITE, chess.BLACK]}
-SKIP_NAMES = {"summary.json", "aggregate.json", "match.json"}  # our own outputs, not games
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +54,13 @@ def _add_input_arguments(parser: argparse.ArgumentParser) -> None:
         choices=sorted(SIDES),
         default=None,
         help="side(s) to analyse (default: ours when a turn log lies beside the game, else both)",
+    )
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="games of a folder analysed at once, each in its own process (progress on stderr)",
     )
 
 
@@ -118,6 +125,7 @@ def _add_belief_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     console = Console()
     for name, value, low in (
+        ("--jobs", args.jobs, 1),
         ("--engine-nodes", args.engine_nodes, 1),
         ("--belief-cap", args.belief_cap, 0),
         ("--belief-slack", args.belief_slack, 1),
@@ -125,8 +133,7 @@ def run(args: argparse.Namespace) -> int:
         ("--belief-nodes", args.belief_nodes, 1),
     ):
         if value < low:
-            print(f"error: {name} must be >= {low}, got {value}", file=sys.stderr)
-            return 2
+            return error(f"{name} must be >= {low}, got {value}")
     options = Options(
         sides=SIDES[args.side] if args.side else None,
         engine_nodes=args.engine_nodes,
@@ -141,15 +148,13 @@ def run(args: argparse.Namespace) -> int:
     )
     path: Path = args.path
     if path.is_dir():
-        return _run_folder(path, args.out or path / "analysis", options, console)
+        return _run_folder(path, args.out or path / "analysis", options, console, args.jobs)
     if not path.exists():
-        print(f"error: {path}: no such file or folder", file=sys.stderr)
-        return 1
+        return error(f"{path}: no such file or folder", RUNTIME)
     try:
         game = load_game(path)
     except ReplayError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
+        return error(exc, RUNTIME)
     out = args.out or path.with_name(path.stem + ".analysis")
     summary = write_game(analyse(game, options), out)
     print_summary(summary, console, full=not args.brief)
@@ -157,56 +162,42 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def find_games(folder: Path, out: Path) -> list[Path]:
-    """Every ``*.json`` under ``folder`` except our own outputs."""
-    out = out.resolve()
-    found = []
-    for path in sorted(folder.rglob("*.json")):
-        if path.name in SKIP_NAMES or out in path.resolve().parents:
-            continue
-        found.append(path)
-    return found
-
-
-def _run_folder(folder: Path, out: Path, options: Options, console: Console) -> int:
+def _run_folder(folder: Path, out: Path, options: Options, console: Console, jobs: int) -> int:
     games = find_games(folder, out)
     if not games:
-        print(f"error: {folder}: no .json game files found", file=sys.stderr)
-        return 1
+        return error(f"{folder}: no .json game files found", RUNTIME)
     out.mkdir(parents=True, exist_ok=True)
     with contextlib.ExitStack() as stack:
         pool = None
         if options.use_engine:
             from rbc_bot.engine import EngineError, StockfishNotFoundError
 
-            try:
+            try:  # checked here once, so that a missing engine is one warning, not one per game
                 pool = stack.enter_context(open_pool(options))
             except (StockfishNotFoundError, EngineError) as exc:
                 logger.warning("no engine analysis: %s", exc)
                 options.use_engine = False
-        return _analyse_folder(games, out, options, console, pool)
+            if jobs > 1 and pool is not None:
+                stack.pop_all().close()  # each worker process opens its own
+                pool = None
+        return _analyse_folder(games, out, options, console, pool, jobs)
 
 
 def _analyse_folder(
-    games: list[Path], out: Path, options: Options, console: Console, pool: Engines | None
+    games: list[Path], out: Path, options: Options, console: Console, pool: Engines | None, jobs: int
 ) -> int:
-    entries = []
-    bad: list[tuple[Path, str]] = []
-    used: set[str] = set()
-    for path in games:
-        try:
-            game = load_game(path)
-        except ReplayError as exc:
-            logger.warning("%s", exc)
-            bad.append((path, str(exc).removeprefix(f"{path}: ")))
-            continue
-        name = path.stem
-        while name in used:
-            name += "_"
-        used.add(name)
-        summary = write_game(analyse(game, options, pool), out / name)
-        print_summary(summary, console, full=False)
-        entries.append((summary, out / name))
+    done: list[Done] = []
+    with FolderProgress(len(games)) as progress:
+        for item in analyse_games(games, out, options, jobs, pool):
+            done.append(item)
+            progress.advance(item.path)
+            if item.summary is not None:
+                print_summary(item.summary, console, full=False)
+            else:
+                logger.warning("%s: %s", item.path, item.error)
+    done.sort(key=lambda item: item.index)
+    entries = [(item.summary, item.folder) for item in done if item.summary is not None]
+    bad = [(item.path, item.error or "") for item in done if item.summary is None]
     agg = write_aggregate(out, entries, bad)
     print_aggregate(agg, console)
     console.print(f"index: {out / 'index.html'}  ({len(entries)} games, {len(bad)} bad files)")
