@@ -2,7 +2,8 @@
 
 The one runner behind matches, tournaments and the gauntlet: a job list in, one JSON record per
 finished game out (``results.jsonl``, appended as each game ends so a kill loses only the games in
-progress), and a ``summary.json`` rewritten after every game by whoever knows how to total them.
+progress; ``games.pgn`` gets the game itself, for chess GUIs), and a ``summary.json`` rewritten after
+every game by whoever knows how to total them.
 Where the games are played is a ``Backend``: this machine's threads by default, or a Ray cluster
 (``rbc_bot.cluster``); the records are written here either way.
 """
@@ -20,13 +21,20 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import chess
+import chess.pgn
+from reconchess import GameHistory
+
 from rbc_bot.game import GameAborted, play_game
 from rbc_bot.players import BotSpec
+from rbc_bot.replay.pgn import build_game, export
 
 log = logging.getLogger(__name__)
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
+PGN_FILE = "games.pgn"
+RESULTS = {"white": "1-0", "black": "0-1", None: "1/2-1/2"}
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -175,7 +183,7 @@ def run_games(
     backend: Backend | None = None,
 ) -> list[dict[str, Any]]:
     """Play ``jobs`` on ``backend`` (default: ``parallel`` at a time here), appending each finished
-    game's record to ``results_path`` as it arrives.
+    game's record to ``results_path`` and the game to ``games.pgn`` beside it as it arrives.
 
     ``on_record`` is called in the calling thread after each game; returning True stops the run:
     queued games are dropped and games in progress aborted (not recorded). Ctrl-C does the same,
@@ -189,9 +197,11 @@ def run_games(
     settings = PlaySettings(out_dir, seconds, increment, isolate, watchdog_margin)
 
     def keep(record: dict[str, Any]) -> None:
-        with lock, results_path.open("a") as fp:  # one line per game, written as soon as it ends
-            fp.write(json.dumps(record) + "\n")
-            fp.flush()
+        with lock:
+            with results_path.open("a") as fp:  # one line per game, written as soon as it ends
+                fp.write(json.dumps(record) + "\n")
+                fp.flush()
+            append_pgn(results_path.with_name(PGN_FILE), record)
 
     stream = (backend or LocalBackend(parallel)).records(jobs, settings, stop, keep)
     try:
@@ -203,6 +213,39 @@ def run_games(
         stop.set()
         stream.close()
     return new_records
+
+
+def game_pgn(record: dict[str, Any]) -> chess.pgn.Game:
+    """One finished game as PGN: its moves from the replay (RBC-only moves as ``analyze`` writes them:
+    passes as null moves, long algebraic where chess has no SAN) and the run's facts as headers."""
+    replay = record.get("replay")
+    history = GameHistory.from_file(replay) if replay and Path(replay).stat().st_size else GameHistory()
+    game = build_game(history) if not history.is_empty() else chess.pgn.Game()
+    headers = game.headers
+    headers["Event"] = "Reconnaissance Blind Chess"
+    headers["Date"] = time.strftime("%Y.%m.%d")
+    headers["Round"] = str(record["index"] + 1)
+    headers["White"], headers["Black"] = record["white"], record["black"]
+    headers["Result"] = RESULTS[record["winner"]]
+    headers["Seed"] = str(record.get("seed", "?"))
+    increment = record.get("increment", 0)
+    headers["TimeControl"] = f"{record.get('seconds', 0):g}" + (f"+{increment:g}" if increment else "")
+    headers["Termination"] = str(record.get("reason") or "unterminated").lower().replace("_", " ")
+    if replay:
+        headers["Replay"] = Path(replay).name  # the GameHistory file, for ``analyze``
+    return game
+
+
+def append_pgn(path: Path, record: dict[str, Any]) -> None:
+    """Append one finished game to the run's PGN file (like cutechess-cli's ``-pgnout``). A game that
+    cannot be written is logged and skipped: the PGN is a convenience, the results file the record."""
+    try:
+        text = export(game_pgn(record))
+    except Exception as exc:  # any failure: keep() runs in the game's thread, after its record is written
+        log.warning("game %s not written to %s: %s", record.get("index"), path.name, exc)
+        return
+    with path.open("a", encoding="utf-8") as fp:
+        fp.write(text + "\n")
 
 
 def game_points(record: dict[str, Any], color: str) -> float:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import chess
+import chess.pgn
 import pytest
 from reconchess import GameHistory
 
@@ -19,6 +20,7 @@ from rbc_bot.cli import main
 from rbc_bot.game import GameResult, play_game
 from rbc_bot.match import MatchSettings, load_match, run_match
 from rbc_bot.players import BotSpec
+from rbc_bot.replay.pgn import RbcGameBuilder
 from rbc_bot.runner import load_records
 from rbc_bot.stats import llr_normalised
 
@@ -171,6 +173,44 @@ def test_match_two_games_end_to_end(tmp_path: Path) -> None:
     assert json.loads((out / "match.json").read_text())["a"]["spec"] == "random"
 
 
+def read_pgn_games(
+    path: Path, builder: type[chess.pgn.GameBuilder] = chess.pgn.GameBuilder
+) -> list[chess.pgn.Game]:
+    games = []
+    with path.open(encoding="utf-8") as handle:
+        while (game := chess.pgn.read_game(handle, Visitor=builder)) is not None:
+            games.append(game)
+    return games
+
+
+def test_match_writes_every_game_to_one_pgn(tmp_path: Path) -> None:
+    """DIR/games.pgn holds every game with its headers; python-chess reads each one back, and with the
+    RBC move reader (passes, revised moves and king captures) each replays to its final true board."""
+    out = tmp_path / "m"
+    code = run_cli(
+        "match", "random", "attacker", "--games", "4", "--seconds", "20", "--increment", "2", "--seed", "5",
+        "--out", str(out),
+    )  # fmt: skip
+    assert code == 0
+    records = load_summary(out)["games"]
+    plain = read_pgn_games(out / "games.pgn")
+    assert len(plain) == len(records) == 4
+    by_round = {int(g.headers["Round"]): g for g in read_pgn_games(out / "games.pgn", RbcGameBuilder)}
+    for record in records:
+        game = by_round[record["index"] + 1]
+        assert not game.errors, game.errors
+        headers = game.headers
+        assert (headers["White"], headers["Black"]) == (record["white"], record["black"])
+        assert headers["Result"] == {"white": "1-0", "black": "0-1", None: "1/2-1/2"}[record["winner"]]
+        assert headers["Seed"] == str(record["seed"]) and headers["TimeControl"] == "20+2"
+        assert headers["Termination"] == record["reason"].lower().replace("_", " ")
+        history = GameHistory.from_file(record["replay"])
+        last = [t for t in history.turns() if history.has_move(t)][-1]
+        final = chess.Board(history.truth_fen_after_move(last))
+        assert game.end().board().board_fen() == final.board_fen()
+        assert len(list(game.mainline_moves())) == len([t for t in history.turns() if history.has_move(t)])
+
+
 def test_match_goes_on_after_a_crash(tmp_path: Path) -> None:
     out = tmp_path / "m"
     code = run_cli(
@@ -206,6 +246,7 @@ def test_resume_plays_only_the_missing_games(tmp_path: Path) -> None:
     assert summary["match"]["games"] == 4 and summary["totals"]["games"] == 4
     assert len(replay_files(out)) == 4
     assert len((out / "results.jsonl").read_text().splitlines()) == 4
+    assert sorted(int(g.headers["Round"]) for g in read_pgn_games(out / "games.pgn")) == [1, 2, 3, 4]
     # a second resume has nothing left to play
     assert run_cli("match", "--resume", str(out)) == 0
     assert load_summary(out)["games"] == summary["games"] and len(replay_files(out)) == 4
@@ -309,6 +350,8 @@ def test_tournament_round_robin(tmp_path: Path) -> None:
         wins, losses, draws = bot["wld"]
         assert wins + losses + draws == 4 and wins + draws / 2 == bot["points"]
     assert summary["bots"][2]["crashes"] > 0
+    pgn = read_pgn_games(out / "games.pgn")
+    assert len(pgn) == 6 and "crash" in {g.headers["Termination"] for g in pgn}
     pairs = {(g["white_bot"], g["black_bot"], g["seed"]) for g in summary["games"]}
     assert len(pairs) == 6 and all((b, w, s) in pairs for w, b, s in pairs)  # colour-swapped, same seed
 

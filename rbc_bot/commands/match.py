@@ -37,7 +37,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         "with --sprt stops when the log-likelihood ratio (pentanomial, normalised Elo, as fishtest) "
         "crosses a bound. " + CLOCK_NOTE + " A bot that raises loses that game; "
         "a bot that hangs past both clocks plus --watchdog-margin is killed and loses. Results go to "
-        "DIR/results.jsonl as each game ends, and DIR/summary.json."
+        "DIR/results.jsonl and the games to DIR/games.pgn as each game ends, and DIR/summary.json."
     )
     parser.add_argument(
         "a",
@@ -230,5 +230,5 @@ def run(args: argparse.Namespace) -> int:
         )
         return 130
     console.print(final_table(summary))
-    console.print(f"summary: {out_dir / 'summary.json'}")
+    console.print(f"summary: {out_dir / 'summary.json'}  games: {out_dir / 'games.pgn'}")
     return 0

@@ -104,5 +104,6 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"stopped; finished games are in {out_dir}/results.jsonl and summary.json")
         return 130
     console.print(crosstable(summary))
-    console.print(f"Elo: {summary['elo_method']}.  summary: {out_dir / 'summary.json'}")
+    console.print(f"Elo: {summary['elo_method']}.")
+    console.print(f"summary: {out_dir / 'summary.json'}  games: {out_dir / 'games.pgn'}")
     return 0
