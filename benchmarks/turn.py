@@ -50,6 +50,7 @@ from rbc_bot.clock import Clock
 from rbc_bot.config import ClockConfig, EngineConfig, MoveConfig, SenseConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.rules import revise, sense_window
+from rbc_bot.scorer import Scorer
 from rbc_bot.sense import choose_sense_square, danger_square, sample_rows
 
 OPENING = (
@@ -150,7 +151,7 @@ def sense_choice(rows: np.ndarray, rng: np.random.Generator, config: SenseConfig
 
 
 def one_turn(
-    parents: np.ndarray, pool: EnginePool, scorer: move_module.Scorer, move_seconds: float,
+    parents: np.ndarray, pool: EnginePool, scorer: Scorer, move_seconds: float,
     rng: np.random.Generator,
 ) -> dict[str, Any]:  # fmt: skip
     """One turn at this belief, step by step (see the module docstring); seconds per step and sizes."""
@@ -278,7 +279,7 @@ def main() -> int:
           f"move budget {move_seconds:.2f} s (turn {budget.total:.2f} s of a 900 s + 5 s game)")  # fmt: skip
     results: dict[int, dict[str, Any]] = {}
     with EnginePool(workers=2) as pool:
-        scorer = move_module.Scorer(pool, EngineConfig())
+        scorer = Scorer(pool, EngineConfig())
         scorer.evaluate(decode(sets[0], chess.BLACK))  # the scorer learns its cost per evaluation
         for size in sizes:
             parents = parents_for(size, sets, rng)

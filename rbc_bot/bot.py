@@ -27,7 +27,6 @@ from rbc_bot.config import BotConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.move import (
     MoveDecision,
-    Scorer,
     candidate_values,
     choose_move,
     king_capture,
@@ -35,6 +34,7 @@ from rbc_bot.move import (
 )
 from rbc_bot.notation import square_name
 from rbc_bot.opening import opening_bonuses
+from rbc_bot.scorer import Scorer
 from rbc_bot.sense import choose_sense_square, danger_square, decision_square, king_square, sample_rows
 
 log = logging.getLogger(__name__)

@@ -18,7 +18,6 @@ from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool, can_capture_king
 from rbc_bot.move import (
     MoveDecision,
-    Scorer,
     aggregate,
     choose_move,
     exposes_king,
@@ -28,6 +27,7 @@ from rbc_bot.move import (
     win_probability,
 )
 from rbc_bot.rules import revise
+from rbc_bot.scorer import Scorer
 
 DEPTH = 8
 

@@ -8,8 +8,9 @@ from reconchess.utilities import move_actions
 
 from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import Scorer, choose_move
+from rbc_bot.move import choose_move
 from rbc_bot.opening import PLANS, opening_bonuses
+from rbc_bot.scorer import Scorer
 
 AFTER_E4 = chess.Board("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
 

@@ -16,7 +16,8 @@ from reconchess.utilities import move_actions
 
 from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import Scorer, choose_move
+from rbc_bot.move import choose_move
+from rbc_bot.scorer import Scorer
 
 BUDGET_SECONDS = 60.0  # with node limits the budget only sizes the boards scored: max_boards wins
 

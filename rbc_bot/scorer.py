@@ -1,0 +1,113 @@
+"""Scoring positions for the move selector within a time budget: Stockfish when there is one, material
+otherwise, and the depth that fits the budget (planned from a learned cost per evaluation, then deepened
+while time is left when ``engine.fill_budget`` is on)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+
+import chess
+
+from rbc_bot.config import EngineConfig
+from rbc_bot.engine import EnginePool, fallback_score, fallback_top_moves
+
+
+class Scorer:
+    """Scores positions from the side to move: Stockfish when there is one, material otherwise.
+
+    It learns what one depth-1 evaluation costs and picks the deepest search that fits a budget
+    (each extra ply costs about ``DEPTH_GROWTH`` times more), so few boards get deep searches.
+    """
+
+    DEPTH_GROWTH = 1.8  # cost ratio of one more ply (measured on the go: the estimate self-corrects)
+    MULTIPV_COST = 3  # a MultiPV search costs about this many single evaluations (benchmarks/engine.py)
+    MIN_GROWTH, MAX_GROWTH = 1.2, 4.0  # bounds on a measured ply-to-ply cost ratio (noise at tiny passes)
+
+    def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:
+        self.engine = engine
+        self.config = config
+        self.seconds_per_eval = 0.0005  # at depth 1; refined from measurements as the game goes
+        self.evaluations = 0
+
+    def plan_depth(self, evaluations: int, budget_seconds: float) -> int:
+        """The deepest depth (config.depth .. config.max_depth) whose estimated cost fits the budget."""
+        depth = self.config.depth
+        per_eval = max(self.seconds_per_eval, 1e-5)
+        while (
+            depth < self.config.max_depth
+            and evaluations * per_eval * self.DEPTH_GROWTH ** (depth + 1 - 1) <= budget_seconds
+        ):
+            depth += 1
+        return depth
+
+    def _movetime(self, searches: int, budget_seconds: float | None) -> float | None:
+        """Seconds one search may take so that ``searches`` spread over the engines fit the budget,
+        and well inside the engine's per-search timeout (past which it would be restarted)."""
+        if budget_seconds is None or self.engine is None or searches == 0:
+            return None
+        rounds = -(-searches // self.engine.workers)  # searches one engine runs one after another
+        return min(max(0.002, budget_seconds / rounds), 0.5 * self.engine.timeout)
+
+    def _limits(self, depth: int | None, movetime: float | None) -> dict[str, int | float | None]:
+        if self.config.nodes is not None:  # deterministic: node limits only
+            return {"nodes": self.config.nodes}
+        return {"depth": depth or self.config.depth, "movetime": movetime}
+
+    def evaluate(
+        self, boards: Sequence[chess.Board], depth: int | None = None, budget_seconds: float | None = None
+    ) -> list[float]:
+        """Scores for the side to move; with ``budget_seconds`` each search is also capped in time, so a
+        depth planned on a stale cost estimate cannot overrun the turn."""
+        if not boards:
+            return []
+        started = time.perf_counter()
+        movetime = self._movetime(len(boards), budget_seconds)
+        if self.engine is None:
+            scores = [fallback_score(b) for b in boards]
+        else:
+            scores = self.engine.evaluate(boards, **self._limits(depth, movetime))  # type: ignore[arg-type]
+        elapsed = time.perf_counter() - started
+        self.evaluations += len(boards)
+        truncated = budget_seconds is not None and elapsed >= 0.8 * budget_seconds
+        if not truncated:  # a search stopped by its time cap says nothing about the cost of its depth
+            scale = self.DEPTH_GROWTH ** ((depth or self.config.depth) - 1)
+            self.seconds_per_eval = 0.7 * self.seconds_per_eval + 0.3 * (elapsed / len(boards) / scale)
+        return scores
+
+    def evaluate_deepening(
+        self, boards: Sequence[chess.Board], depth: int, budget_seconds: float
+    ) -> tuple[list[float], int]:
+        """Scores at the planned ``depth``, then, with ``fill_budget``, one ply deeper at a time while the
+        next pass is predicted to fit what is left: the depth plan errs on the cautious side (Stockfish's
+        shallow plies cost far less than ``DEPTH_GROWTH`` each, so it can leave nine tenths of a turn
+        unused). The prediction is the last pass's time times the growth the passes showed; each pass is
+        also capped by its movetime, so a wrong prediction costs at most the budget."""
+        started = time.perf_counter()
+        scores = self.evaluate(boards, depth, budget_seconds)
+        last_pass = time.perf_counter() - started
+        growth = self.DEPTH_GROWTH
+        while self.config.fill_budget and self.engine is not None and depth < self.config.max_depth:
+            left = budget_seconds - (time.perf_counter() - started)
+            if last_pass * growth > left:
+                break
+            pass_started = time.perf_counter()
+            scores = self.evaluate(boards, depth + 1, left)
+            depth += 1
+            this_pass = time.perf_counter() - pass_started
+            growth = min(max(this_pass / max(last_pass, 1e-4), self.MIN_GROWTH), self.MAX_GROWTH)
+            last_pass = this_pass
+        return scores, depth
+
+    def top_moves(
+        self, boards: Sequence[chess.Board], k: int, budget_seconds: float | None = None
+    ) -> list[list[tuple[chess.Move, float]]]:
+        """Stockfish's ``k`` best moves per board (MultiPV), searched as deep as ``budget_seconds`` allows
+        (a MultiPV search costs about ``MULTIPV_COST`` single evaluations)."""
+        if self.engine is None:
+            return [fallback_top_moves(b, k) for b in boards]
+        depth, movetime = self.config.depth, None
+        if budget_seconds is not None:
+            depth = self.plan_depth(len(boards) * self.MULTIPV_COST, budget_seconds)
+            movetime = self._movetime(len(boards), budget_seconds)
+        return self.engine.top_moves(boards, k, **self._limits(depth, movetime))  # type: ignore[arg-type]
