@@ -30,7 +30,7 @@ from rbc_bot.engine import (
     find_stockfish,
     king_capture_moves,
 )
-from rbc_bot.engine_safety import safe_fen
+from rbc_bot.engine_safety import engine_fen, safe_fen
 from rbc_bot.uci import score_to_cp
 
 NODES = 200
@@ -297,10 +297,16 @@ def _rbc_boards(count: int, seed: int) -> list[chess.Board]:
 
 
 def test_safe_fen_is_python_chess_fen() -> None:
-    safe_boards = [s for s in map(engine_safe_board, _rbc_boards(1000, seed=5)) if s is not None]
-    safe_boards.append(engine_safe_board(chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w Kq d6 0 30")))  # type: ignore[arg-type]
-    assert len(safe_boards) > 800
-    assert [safe_fen(s) for s in safe_boards] == [s.fen() for s in safe_boards]
+    """safe_fen is fen() on sanitised boards, and the pool's copy-free engine_fen gives the same, or
+    None where sanitising gives None, on every class of board (with and without a move stack)."""
+    boards = _rbc_boards(1000, seed=5)
+    boards += [board.copy(stack=False) for board in boards[:200]]  # clean_castling_rights really cleans
+    boards.append(chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w Kq d6 0 30"))
+    safe_boards = [engine_safe_board(b) for b in boards]
+    expected = [None if s is None else s.fen() for s in safe_boards]
+    assert 800 < sum(fen is not None for fen in expected) < len(boards)
+    assert [safe_fen(s) for s in safe_boards if s is not None] == [fen for fen in expected if fen]
+    assert [engine_fen(b) for b in boards] == expected
 
 
 def test_random_rbc_boards_never_crash(pool: EnginePool) -> None:
