@@ -10,13 +10,13 @@ from __future__ import annotations
 import collections
 import contextlib
 import dataclasses
+import itertools
 import logging
 import os
-import re
 import select
 import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 logger = logging.getLogger(__name__)
@@ -24,12 +24,15 @@ logger = logging.getLogger(__name__)
 MATE_SCORE = 20_000
 """Mate in n is ``MATE_SCORE - 100 * n`` for the side to move; being mated in n is the negative."""
 
-_INFO_RE = re.compile(
-    r"info .*?(?: multipv (\d+))? score (cp|mate) (-?\d+)( lowerbound| upperbound)?(?:.*? pv (\S+))?"
-)
-"""An info line with a score: MultiPV rank, score kind and value, bound, first move of the PV."""
-PIPELINE_WINDOW = 32
-"""Searches in flight per engine: commands are ~100 bytes, so writes never block on a full pipe."""
+PIPELINE_WINDOW = 64
+"""Searches in flight per engine: commands are ~100 bytes, so writes never block on a full pipe. The
+window is refilled when half of it has been answered, in one write: one system call per 32 searches."""
+READ_NAP = (0.0005, 0.005)
+"""Seconds to wait before reading while more than half the window is in flight: four searches' time
+(as measured in the call so far) within these bounds. The engine has 32 searches queued then, so it
+never waits, and a read that finds a few searches' output rather than one line saves the system calls
+and thread switches that take CPU from the engines on a busy machine."""
+_BOUNDS = ("lowerbound", "upperbound")
 
 
 def score_to_cp(kind: str, value: int) -> float:
@@ -84,22 +87,55 @@ class SearchResult:
 
     def add(self, line: str) -> None:
         """Take in one output line of the search (lines without a score are ignored)."""
-        info = _INFO_RE.match(line)
-        if info is None:
+        words = line.split()
+        if len(words) < 4 or words[0] != "info" or "score" not in words:
             return
-        multipv, kind, value, bound, pv = info.groups()
-        rank = int(multipv) if multipv else 1
+        at = words.index("score")
+        if at + 2 >= len(words) or words[at + 1] not in ("cp", "mate") or not _is_int(words[at + 2]):
+            return
+        kind, value = words[at + 1], int(words[at + 2])
+        bound = at + 3 < len(words) and words[at + 3] in _BOUNDS
+        rank = int(words[words.index("multipv") + 1]) if "multipv" in words else 1
         # A node limit can stop the search on a fail-low/high line ("upperbound -110" at move 1):
         # a bound never replaces an exact score already seen for that line.
         if bound and rank in self.exact:
             return
         if not bound:
             self.exact.add(rank)
-        score = score_to_cp(kind, int(value))
+        score = score_to_cp(kind, value)
         if rank == 1:
             self.score = score
-        if pv is not None:
-            self.lines[rank] = (pv, score)
+        if "pv" in words:
+            pv = words.index("pv") + 1
+            if pv < len(words):
+                self.lines[rank] = (words[pv], score)
+
+
+def _is_int(text: str) -> bool:
+    return text.removeprefix("-").isdigit()
+
+
+def parse_search(output: str, multipv: int) -> SearchResult:
+    """The result of one search from its output (the lines before ``bestmove``). With one line
+    (MultiPV 1) the result is the last exact score line when it has a PV, so the output is searched
+    backwards for it and only that line is parsed: a node-limited search prints a dozen info lines,
+    and often ends on a bound."""
+    result = SearchResult()
+    end = len(output)
+    while multipv == 1 and (at := output.rfind(" score ", 0, end)) >= 0:
+        start = output.rfind("\n", 0, at) + 1
+        stop = output.find("\n", at)
+        line = output[start:] if stop < 0 else output[start:stop]
+        if "bound" not in line:
+            if " pv " not in line:
+                break  # an exact score without a PV: an earlier line's PV may count
+            result.add(line)
+            return result
+        end = start
+    for line in output.split("\n"):
+        if " score " in line:
+            result.add(line)
+    return result
 
 
 class UciProcess:
@@ -144,19 +180,30 @@ class UciProcess:
 
     def readline(self, deadline: float, timeout: float | None = None) -> str:
         """The next output line; :class:`EngineFailure` past ``deadline`` (``timeout`` is for the
-        message). Whole reads are split into lines at once: MultiPV output comes in 64 KB reads."""
+        message)."""
         while not self._lines:
+            text = self._read(deadline, timeout or self.timeout)
+            self._lines.extend(line.rstrip("\r") for line in text.split("\n")[:-1])
+        return self._lines.popleft()
+
+    def _read(self, deadline: float, timeout: float) -> str:
+        """The complete lines of the next reads (at least one line, each ending in a newline); a
+        partial line waits for the next read. Reads are large: MultiPV output comes in 64 KB reads."""
+        while True:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise EngineFailure(f"no answer within {timeout or self.timeout:g} s", timed_out=True)
+                raise EngineFailure(f"no answer within {timeout:g} s", timed_out=True)
             ready, _, _ = select.select([self._out], [], [], left)
-            if ready:
-                chunk = os.read(self._out, 65536)
-                if not chunk:
-                    raise EngineFailure(f"engine closed its output (exit code {self.proc.poll()})")
-                *complete, self._partial = (self._partial + chunk).split(b"\n")
-                self._lines.extend(line.decode(errors="replace").rstrip("\r") for line in complete)
-        return self._lines.popleft()
+            if not ready:
+                continue
+            chunk = os.read(self._out, 65536)
+            if not chunk:
+                raise EngineFailure(f"engine closed its output (exit code {self.proc.poll()})")
+            data = self._partial + chunk
+            cut = data.rfind(b"\n") + 1
+            self._partial = data[cut:]
+            if cut:
+                return data[:cut].decode(errors="replace")
 
     def _lines_until(self, prefix: str) -> list[str]:
         deadline = time.monotonic() + self.timeout
@@ -183,7 +230,7 @@ class UciProcess:
 
     def search(
         self,
-        fens: Sequence[str],
+        fens: Iterable[str],
         go: str,
         done: Callable[[int, SearchResult], None],
         timeout: float | None = None,
@@ -191,21 +238,46 @@ class UciProcess:
         """Search every FEN with ``go``, pipelined, calling ``done(i, result)`` in order; raises
         :class:`EngineFailure` at the first one that fails (results before it have been delivered).
         Each search may take ``timeout`` seconds (default: the process's ``timeout``) from the end of
-        the one before it."""
+        the one before it. ``fens`` is consumed as the window has room, so a generator's FENs are built
+        while the engine searches the ones before them."""
         timeout = self.timeout if timeout is None else timeout
-        sent = 0
-        for index in range(len(fens)):
-            while sent < len(fens) and sent - index < PIPELINE_WINDOW:
-                self.send(f"position fen {fens[sent]}\n{go}")
-                sent += 1
-            result = SearchResult()
+        pending = iter(fens)
+        in_flight = index = 0
+        more = True
+        output = "".join(line + "\n" for line in self._lines)  # lines read before the search
+        self._lines.clear()
+        started = time.monotonic()
+        deadline = started + timeout
+        while True:
+            if more and in_flight <= PIPELINE_WINDOW // 2:
+                room = PIPELINE_WINDOW - in_flight
+                commands = [f"position fen {fen}\n{go}" for fen in itertools.islice(pending, room)]
+                more = len(commands) == room
+                if commands:
+                    self.send("\n".join(commands))
+                    in_flight += len(commands)
+            if not in_flight:
+                break
+            if in_flight > PIPELINE_WINDOW // 2:
+                per_search = (time.monotonic() - started) / index if index else 0.0
+                time.sleep(min(max(4 * per_search, READ_NAP[0]), READ_NAP[1]))
+            *finished, output = self._outputs(output, deadline, timeout)
+            for text in finished:
+                done(index, parse_search(text, self.multipv))
+                index += 1
+            in_flight -= len(finished)
             deadline = time.monotonic() + timeout
-            while True:
-                line = self.readline(deadline, timeout)
-                if line.startswith("bestmove"):
-                    break
-                result.add(line)
-            done(index, result)
+        self._lines.extend(output.split("\n")[:-1])
+
+    def _outputs(self, text: str, deadline: float, timeout: float) -> list[str]:
+        """Read on from ``text`` until a search has ended: the output of every ended search (its lines
+        before ``bestmove``), then the lines after the last ``bestmove`` line. Whole reads are split
+        at once, so a read holding many searches costs a few string operations, not a loop per line."""
+        while True:
+            text += self._read(deadline, timeout)
+            *outputs, rest = text.split("bestmove")
+            if outputs:
+                return [*outputs, rest[rest.index("\n") + 1 :]]
 
     def kill(self) -> None:
         with contextlib.suppress(OSError):

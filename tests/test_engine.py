@@ -31,7 +31,7 @@ from rbc_bot.engine import (
     king_capture_moves,
 )
 from rbc_bot.engine_safety import engine_fen, safe_fen
-from rbc_bot.uci import score_to_cp
+from rbc_bot.uci import parse_search, score_to_cp
 
 NODES = 200
 MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 9"
@@ -146,6 +146,22 @@ def test_score_to_cp() -> None:
     assert score_to_cp("mate", 0) == -MATE_SCORE
     with pytest.raises(ValueError, match="lowerbound"):
         score_to_cp("lowerbound", 1)
+
+
+def test_parse_search_takes_the_last_exact_line() -> None:
+    info = "info depth {} seldepth 2 multipv {} score cp {} nodes 9 pv {} a7a6"
+    exact = info.format(5, 1, 58, "d2d4")
+    bound = info.format(6, 1, "-110 upperbound", "e2e4")
+    found = parse_search(f"info string NNUE on\n{exact}\n{bound}\n", 1)
+    assert (found.score, found.lines) == (58.0, {1: ("d2d4", 58.0)})
+    only_bound = parse_search(f"{bound}\n", 1)
+    assert (only_bound.score, only_bound.lines) == (-110.0, {1: ("e2e4", -110.0)})
+    mated = parse_search("info depth 0 score mate 0\n", 1)
+    assert (mated.score, mated.lines) == (-MATE_SCORE, {})
+    second = info.format(5, 2, -30, "g1f3")
+    both = parse_search(f"{exact}\n{second}\n", 2)
+    assert (both.score, both.lines) == (58.0, {1: ("d2d4", 58.0), 2: ("g1f3", -30.0)})
+    assert parse_search("info depth 3 score cp garbled pv e2e4\n", 1).score is None
 
 
 def test_king_capture_moves() -> None:
