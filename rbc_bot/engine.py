@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import logging
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from types import TracebackType
@@ -26,6 +27,7 @@ from rbc_bot.engine_lookup import StockfishNotFoundError, find_stockfish
 from rbc_bot.engine_safety import (
     KING_CAPTURE_SCORE,
     can_capture_king,
+    engine_fen,
     engine_safe_board,
     fallback_score,
     fallback_top_moves,
@@ -34,7 +36,7 @@ from rbc_bot.engine_safety import (
 )
 from rbc_bot.uci import MATE_SCORE, EngineFailure, SearchResult, UciProcess, go_command
 
-__all__ = [  # re-exported: rbc_bot.move, .players, .replay and .commands import these from here
+__all__ = [  # re-exported: rbc_bot.move, .players, .replay, .commands and the benchmarks import these here
     "KING_CAPTURE_SCORE",
     "MATE_SCORE",
     "EngineError",
@@ -42,10 +44,13 @@ __all__ = [  # re-exported: rbc_bot.move, .players, .replay and .commands import
     "EngineStats",
     "StockfishNotFoundError",
     "can_capture_king",
+    "engine_fen",
+    "engine_safe_board",
     "fallback_score",
     "fallback_top_moves",
     "find_stockfish",
     "king_capture_moves",
+    "safe_fen",
 ]
 
 logger = logging.getLogger(__name__)
@@ -209,70 +214,78 @@ class EnginePool:
     def _run(
         self, boards: Sequence[chess.Board], multipv: int, go: str, timeout: float, *, want_moves: bool
     ) -> list[_Result]:
+        """Deal the boards round-robin to the engines and search them, one thread per engine."""
         with self._lock:
             if self._closed:
                 raise EngineError("EnginePool is closed")
             started = time.perf_counter()
             out: list[_Result] = [(0.0, [])] * len(boards)
-            todo: list[int] = []
-            fens: list[str] = []
-            for i, board in enumerate(boards):
-                safe = None if self.material_only else engine_safe_board(board)
-                if safe is None:
-                    out[i] = self._fallback(board, multipv, want_moves)
-                else:
-                    todo.append(i)
-                    fens.append(safe_fen(safe))
-            chunks = [
-                (w, todo[w :: self.workers], fens[w :: self.workers])
-                for w in range(min(self.workers, len(todo)))
-            ]
-
-            def work(worker: int, indices: list[int], chunk_fens: list[str]) -> None:
-                chunk_boards = [boards[i] for i in indices]
-                results = self._search_on(worker, chunk_fens, chunk_boards, multipv, go, timeout, want_moves)
-                for j, result in enumerate(results):
-                    out[indices[j]] = result
-
+            every = range(len(boards))
+            chunks = [every[w :: self.workers] for w in range(min(self.workers, len(boards)))]
+            args = (boards, out, multipv, go, timeout, want_moves)
             if len(chunks) == 1:
-                work(*chunks[0])
+                searched = [self._search_on(0, chunks[0], *args)]
             else:
-                futures = [self._executor.submit(work, *chunk) for chunk in chunks]
+                futures = [
+                    self._executor.submit(self._search_on, w, chunk, *args) for w, chunk in enumerate(chunks)
+                ]
                 wait(futures)  # all of them, even when one failed: no engine is left mid-search
-                for future in futures:
-                    future.result()
+                searched = [future.result() for future in futures]
             self.stats.calls += 1
-            self.stats.searches += len(todo)
+            self.stats.searches += sum(searched)
             self.stats.seconds += time.perf_counter() - started
             return out
 
     def _search_on(
         self,
         worker: int,
-        fens: list[str],
-        boards: list[chess.Board],
+        indices: Sequence[int],
+        boards: Sequence[chess.Board],
+        out: list[_Result],
         multipv: int,
         go: str,
         timeout: float,
         want_moves: bool,
-    ) -> list[_Result]:
-        """Search ``fens`` on engine ``worker``; on a failure restart it and retry from the failing
-        board once; a board that fails twice is scored without the engine (and logged). Two timeouts in
-        a row (the engine hangs) or a failed restart: every board left is scored without the engine."""
-        results: list[_Result] = []
+    ) -> int:
+        """Score ``boards[i]`` for every i in ``indices`` into ``out[i]`` on engine ``worker``; return
+        how many went to the engine. FENs are built as the engine takes them, so Python's share of the
+        work overlaps the engine's. On a failure restart the engine and retry from the failing board
+        once; a board that fails twice is scored without the engine (and logged). Two timeouts in a row
+        (the engine hangs) or a failed restart: every board left is scored without the engine."""
+        sent: list[int] = []  # boards whose FEN was built, in the engine's order; fens[j] is sent[j]'s
+        fens: list[str] = []
+        delivered = 0  # sent[:delivered] have their results
         timeouts_in_a_row = 0
 
-        def done(index: int, search: SearchResult) -> None:
-            nonlocal timeouts_in_a_row
-            timeouts_in_a_row = 0
-            results.append(_parse(search, boards[len(results)], want_moves))
+        def feed() -> Iterator[str]:
+            for i in indices:
+                fen = None if self.material_only else engine_fen(boards[i])
+                if fen is None:
+                    out[i] = self._fallback(boards[i], multipv, want_moves)
+                else:
+                    sent.append(i)
+                    fens.append(fen)
+                    yield fen
 
+        def done(_: int, search: SearchResult) -> None:
+            nonlocal delivered, timeouts_in_a_row
+            timeouts_in_a_row = 0
+            i = sent[delivered]
+            out[i] = _parse(search, boards[i], want_moves)
+            delivered += 1
+
+        pending = feed()
         failed_at: int | None = None
         prepared = False
-        while len(results) < len(fens):
+        while True:
             if self.material_only:
-                results.extend(self._fallback(b, multipv, want_moves) for b in boards[len(results) :])
-                break
+                for i in sent[delivered:]:
+                    out[i] = self._fallback(boards[i], multipv, want_moves)
+                for _ in pending:  # scores every board left without the engine
+                    pass
+                return len(fens)
+            if delivered == len(fens) and next(pending, None) is None:
+                return len(fens)  # fens[delivered] exists below: the board a failure is blamed on
             engine = self._engines[worker]
             try:
                 if not prepared:
@@ -280,12 +293,11 @@ class EnginePool:
                         engine.new_game()
                     engine.set_multipv(multipv)
                     prepared = True
-                engine.search(fens[len(results) :], go, done, timeout)
+                engine.search(itertools.chain(fens[delivered:], pending), go, done, timeout)
             except EngineFailure as exc:
                 if self.material_only:  # another worker gave up meanwhile: no restart is worth it
                     continue
-                position = len(results)
-                reason = f"{exc} (searching {fens[position]!r})"
+                reason = f"{exc} (searching {fens[delivered]!r})"
                 timeouts_in_a_row = timeouts_in_a_row + 1 if exc.timed_out else 0
                 if timeouts_in_a_row >= 2:
                     self._give_up(worker, f"it hung twice in a row: {reason}")
@@ -293,13 +305,13 @@ class EnginePool:
                 if not self._restart(worker, reason):
                     continue
                 prepared = False
-                if failed_at == position:
-                    logger.error("engine failed twice on %r; scoring it without the engine", fens[position])
-                    results.append(self._fallback(boards[position], multipv, want_moves))
+                if failed_at == delivered:
+                    logger.error("engine failed twice on %r; scoring it without the engine", fens[delivered])
+                    out[sent[delivered]] = self._fallback(boards[sent[delivered]], multipv, want_moves)
+                    delivered += 1
                     failed_at = None
                 else:
-                    failed_at = position
-        return results
+                    failed_at = delivered
 
     def _restart(self, worker: int, reason: str) -> bool:
         """Kill engine ``worker`` and start a new one; False (and material scoring from now on) when
