@@ -2,8 +2,8 @@
 
 Why: every evaluation saved is a deeper search or another board scored within the same clock. The raw
 limit is what the same Stockfish binaries deliver with nothing around them: a minimal loop per engine
-that writes ``position fen ... / go ...`` pipelined as the pool does (32 searches in flight) and counts
-``bestmove`` lines, on ready-made FENs. The pool's rate as a share of that limit is what our Python
+that writes ``position fen ... / go ...`` pipelined with the pool's window (``PIPELINE_WINDOW`` searches
+in flight) and counts ``bestmove`` lines, on ready-made FENs. The pool's rate as a share of that limit is what our Python
 costs; ``SimpleEngine`` is the library we replaced.
 
     python benchmarks/engine.py              # a few minutes on 2 shared cores
@@ -43,9 +43,9 @@ import chess.engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rbc_bot.engine import EnginePool, engine_safe_board, find_stockfish, safe_fen
+from rbc_bot.engine import EnginePool, engine_fen, find_stockfish
+from rbc_bot.uci import PIPELINE_WINDOW
 
-WINDOW = 32  # searches in flight per engine, as rbc_bot.engine._PIPELINE_WINDOW
 LIMITS = {"depth1": "go depth 1", "nodes1000": "go nodes 1000"}
 BATCHES = (200, 1000, 5000)  # children scored per call: few boards x candidates .. 400 boards x 25
 PROPOSAL_BOARDS, PROPOSAL_K = 24, 3  # MultiPV call: max_candidates boards, top_k moves
@@ -95,11 +95,11 @@ class RawEngine:
         self._read_until(b"readyok")
 
     def search(self, fens: Sequence[str], go: str) -> None:
-        """Search every FEN, at most WINDOW in flight; return when every ``bestmove`` has come."""
+        """Search every FEN, at most the pool's window in flight; return when every ``bestmove`` has come."""
         sent = done = 0
         tail = b""
         while done < len(fens):
-            while sent < len(fens) and sent - done < WINDOW:
+            while sent < len(fens) and sent - done < PIPELINE_WINDOW:
                 self.send(f"position fen {fens[sent]}\n{go}")
                 sent += 1
             buffer = tail + os.read(self._out, 65536)
@@ -139,7 +139,8 @@ def engine_cpu(pids: Sequence[int]) -> float:
 def medians(
     runs: dict[str, Callable[[], object]], repeats: int, pids: Mapping[str, Sequence[int]] | None = None
 ) -> dict[str, float]:
-    """Median seconds per pass of each run, passes taken round-robin over the runs; with ``pids``,
+    """Median seconds per pass of each run, passes taken round-robin over the runs; with ``pids``
+    (and only then: a caller that turns every figure into a rate must not get CPU figures of 0),
     also ``NAME_cpu_python`` and ``NAME_cpu_engine``: CPU seconds per pass (sums over the passes)
     of this process and of the run's engines. CPU time does not depend on the machine's load."""
     times: dict[str, list[float]] = {name: [] for name in runs}
@@ -151,21 +152,20 @@ def medians(
             started = time.perf_counter()
             run()
             times[name].append(time.perf_counter() - started)
-            cpu[f"{name}_cpu_python"] = cpu.get(f"{name}_cpu_python", 0.0) + time.process_time() - cpu_started
-            cpu[f"{name}_cpu_engine"] = (
-                cpu.get(f"{name}_cpu_engine", 0.0) + engine_cpu(engines) - engine_started
-            )
+            if pids is not None:
+                python_cpu, engines_cpu = (
+                    time.process_time() - cpu_started,
+                    engine_cpu(engines) - engine_started,
+                )
+                cpu[f"{name}_cpu_python"] = cpu.get(f"{name}_cpu_python", 0.0) + python_cpu
+                cpu[f"{name}_cpu_engine"] = cpu.get(f"{name}_cpu_engine", 0.0) + engines_cpu
     return {**{name: statistics.median(seconds) for name, seconds in times.items()},
             **{key: value / repeats for key, value in cpu.items()}}  # fmt: skip
 
 
 def fens_of(boards: Sequence[chess.Board]) -> list[str]:
-    fens = []
-    for board in boards:
-        safe = engine_safe_board(board)
-        if safe is not None:
-            fens.append(safe_fen(safe))
-    return fens
+    """The FENs the pool would send for ``boards`` (ready-made for the raw loop, outside its timing)."""
+    return [fen for fen in map(engine_fen, boards) if fen is not None]
 
 
 def bench_vs_raw(
