@@ -3,8 +3,8 @@
 Why: every evaluation saved is a deeper search or another board scored within the same clock. The raw
 limit is what the same Stockfish binaries deliver with nothing around them: a minimal loop per engine
 that writes ``position fen ... / go ...`` pipelined with the pool's window (``PIPELINE_WINDOW`` searches
-in flight) and counts ``bestmove`` lines, on ready-made FENs. The pool's rate as a share of that limit is what our Python
-costs; ``SimpleEngine`` is the library we replaced.
+in flight) and counts ``bestmove`` lines, on ready-made FENs. The pool's rate as a share of that limit
+is what our Python costs; ``SimpleEngine`` is the library we replaced.
 
     python benchmarks/engine.py              # a few minutes on 2 shared cores
     python benchmarks/engine.py --quick      # a check that it runs (small batches, 2 passes)
