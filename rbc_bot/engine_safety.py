@@ -57,17 +57,35 @@ def engine_safe_board(board: chess.Board) -> chess.Board | None:
 def engine_fen(board: chess.Board) -> str | None:
     """``safe_fen(engine_safe_board(board))``, without the copy when the board needs no cleaning (no
     castling rights or clean ones, no en-passant square): the pool builds one FEN per evaluation, so
-    the copy is a visible share of a depth-1 search's Python cost."""
+    the copy and the checks are a visible share of a depth-1 search's Python cost."""
     if board.ep_square is not None or (
         board.castling_rights and (board.move_stack or board.clean_castling_rights() != board.castling_rights)
     ):
         safe = engine_safe_board(board)  # a move stack hides unclean rights from clean_castling_rights
         return None if safe is None else safe_fen(safe)
-    if board.king(chess.WHITE) is None or board.king(chess.BLACK) is None:
-        return None
-    if can_capture_king(board) or not board.is_valid():
-        return None
-    return safe_fen(board)
+    return safe_fen(board) if _engine_can_take(board) else None
+
+
+def _engine_can_take(board: chess.Board) -> bool:
+    """``engine_safe_board(board) is not None`` for a board with no en-passant square and clean castling
+    rights: both kings there, the enemy king not capturable, and the rest of python-chess's
+    ``is_valid()`` that such a board can fail (kings, piece and pawn counts, back-rank pawns, checkers),
+    with one attack computation per king instead of ``is_valid()``'s three."""
+    black, white = board.occupied_co  # indexed by colour: chess.BLACK is 0
+    us, them = (white, black) if board.turn else (black, white)
+    kings, pawns = board.kings, board.pawns
+    our_king, their_king = kings & us & ~board.promoted, kings & them & ~board.promoted
+    if not our_king or not their_king or kings.bit_count() > 2:
+        return False
+    if white.bit_count() > 16 or black.bit_count() > 16 or pawns & chess.BB_BACKRANKS:
+        return False
+    if (white & pawns).bit_count() > 8 or (black & pawns).bit_count() > 8:
+        return False
+    if board.attackers_mask(board.turn, chess.msb(their_king)):
+        return False  # the side to move can capture the king
+    checkers = board.attackers_mask(not board.turn, chess.msb(our_king))
+    count = checkers.bit_count()
+    return count < 2 or (count == 2 and not chess.ray(chess.lsb(checkers), chess.msb(checkers)) & our_king)
 
 
 _PIECES = ("pawns", "knights", "bishops", "rooks", "queens", "kings")

@@ -312,12 +312,27 @@ def _rbc_boards(count: int, seed: int) -> list[chess.Board]:
     return rng.sample(children, count)
 
 
+ODD_BOARDS = [
+    "4k3/8/8/8/1b6/3n4/8/r3K3 w - - 0 1",  # three checkers
+    "4k3/8/8/8/8/8/8/r3K2r w - - 0 1",  # two checkers on one line through the king: impossible
+    "4k3/8/8/8/8/5n2/8/4K2r w - - 0 1",  # a real double check
+    "4k3/8/8/8/8/8/8/K3K3 w - - 0 1",  # three kings
+    "P3k3/8/8/8/8/8/8/4K3 w - - 0 1",  # a pawn on the back rank
+    "4k3/8/8/8/8/P7/PPPPPPPP/4K3 w - - 0 1",  # nine pawns
+    "4k3/8/8/8/QQQQQQQQ/QQQQQQQQ/8/4K3 w - - 0 1",  # seventeen pieces
+    "4k3/8/8/8/8/8/4R3/4K3 b - - 0 1",  # in check, legal
+    "4k3/8/8/8/8/8/4R3/4K3 w - - 0 1",  # the enemy king capturable
+    "8/8/8/8/8/8/4R3/4K3 w - - 0 1",  # no enemy king
+]
+
+
 def test_safe_fen_is_python_chess_fen() -> None:
     """safe_fen is fen() on sanitised boards, and the pool's copy-free engine_fen gives the same, or
     None where sanitising gives None, on every class of board (with and without a move stack)."""
     boards = _rbc_boards(1000, seed=5)
     boards += [board.copy(stack=False) for board in boards[:200]]  # clean_castling_rights really cleans
     boards.append(chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w Kq d6 0 30"))
+    boards += [chess.Board(fen) for fen in ODD_BOARDS]
     safe_boards = [engine_safe_board(b) for b in boards]
     expected = [None if s is None else s.fen() for s in safe_boards]
     assert 800 < sum(fen is not None for fen in expected) < len(boards)
