@@ -27,6 +27,9 @@ MATE_SCORE = 20_000
 PIPELINE_WINDOW = 64
 """Searches in flight per engine: commands are ~100 bytes, so writes never block on a full pipe. The
 window is refilled when half of it has been answered, in one write: one system call per 32 searches."""
+FIRST_WRITE = 4
+"""Searches in a call's first write: the engine starts at once, while the FENs of the rest of the
+window are built (writes then double until the window is full)."""
 READ_NAP = (0.0005, 0.005)
 """Seconds to wait before reading while more than half the window is in flight: four searches' time
 (as measured in the call so far) within these bounds. The engine has 32 searches queued then, so it
@@ -249,8 +252,9 @@ class UciProcess:
         started = time.monotonic()
         deadline = started + timeout
         while True:
-            if more and in_flight <= PIPELINE_WINDOW // 2:
-                room = PIPELINE_WINDOW - in_flight
+            while more and in_flight <= PIPELINE_WINDOW // 2:
+                # A short first write starts the engine while the rest of the window's FENs are built.
+                room = min(PIPELINE_WINDOW - in_flight, max(FIRST_WRITE, in_flight))
                 commands = [f"position fen {fen}\n{go}" for fen in itertools.islice(pending, room)]
                 more = len(commands) == room
                 if commands:
