@@ -27,14 +27,13 @@ from reconchess import GameHistory
 
 from rbc_bot.game import GameAborted, play_game
 from rbc_bot.players import BotSpec
-from rbc_bot.replay.pgn import build_game, export
+from rbc_bot.replay.pgn import RESULTS, build_game, export
 
 log = logging.getLogger(__name__)
 
 RESULTS_FILE = "results.jsonl"
 SUMMARY_FILE = "summary.json"
 PGN_FILE = "games.pgn"
-RESULTS = {"white": "1-0", "black": "0-1", None: "1/2-1/2"}
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -226,7 +225,8 @@ def game_pgn(record: dict[str, Any]) -> chess.pgn.Game:
     headers["Date"] = time.strftime("%Y.%m.%d")
     headers["Round"] = str(record["index"] + 1)
     headers["White"], headers["Black"] = record["white"], record["black"]
-    headers["Result"] = RESULTS[record["winner"]]
+    winner = record["winner"]
+    headers["Result"] = "1/2-1/2" if winner is None else RESULTS[winner == "white"]
     headers["Seed"] = str(record.get("seed", "?"))
     increment = record.get("increment", 0)
     headers["TimeControl"] = f"{record.get('seconds', 0):g}" + (f"+{increment:g}" if increment else "")
