@@ -41,8 +41,8 @@ class SenseConfig:
 
 @dataclass
 class MoveConfig:
-    aggregate: Literal["min", "mean", "mix"] = "min"  # how a move's scores over boards combine
-    mix_min_weight: float = 0.5  # for "mix": weight of the worst score (the rest is the mean)
+    aggregate: Literal["min", "mean", "mix", "regret"] = "min"  # how a move's scores over boards combine
+    mix_min_weight: float = 0.5  # "mix" ("regret"): weight of the worst score (largest regret); rest: mean
     top_k: int = 3  # Stockfish's top moves per board that become candidates
     proposal_share: float = 0.25  # share of the move budget for finding candidates (the rest scores them)
     max_candidates: int = 24  # candidates scored at most (most proposed first)

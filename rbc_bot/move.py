@@ -67,17 +67,24 @@ def win_probability(cp: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.power(10.0, -np.clip(cp, -4000.0, 4000.0) / 400.0))
 
 
-def aggregate(scores: np.ndarray, method: str, min_weight: float) -> float:
-    """One move's value over the boards, as an expected score in [0, 1]: the worst board (``min``),
-    the average board (``mean``), or ``min_weight`` of the worst plus the rest of the average (``mix``)."""
+def aggregate(scores: np.ndarray, method: str, min_weight: float) -> np.ndarray:
+    """Each candidate's value over the boards (``scores``: candidates x boards, centipawns), as an
+    expected score in [0, 1]: the worst board (``min``), the average board (``mean``), ``min_weight`` of
+    the worst plus the rest of the average (``mix``), or ``min_weight`` of one minus the largest regret
+    plus the rest of the average (``regret``). A board's regret is how much worse the move does there
+    than the best candidate on that board: a board on which every move loses costs no candidate
+    anything, where under ``min`` it sets every candidate's value and hides their differences."""
     p = win_probability(scores)
     if method == "min":
-        return float(p.min())
+        return p.min(axis=1)
     if method == "mean":
-        return float(p.mean())
+        return p.mean(axis=1)
     if method == "mix":
-        return float(min_weight * p.min() + (1 - min_weight) * p.mean())
-    raise ValueError(f"unknown aggregate {method!r} (min, mean, mix)")
+        return min_weight * p.min(axis=1) + (1 - min_weight) * p.mean(axis=1)
+    if method == "regret":
+        regret = p.max(axis=0, keepdims=True) - p
+        return min_weight * (1.0 - regret.max(axis=1)) + (1 - min_weight) * p.mean(axis=1)
+    raise ValueError(f"unknown aggregate {method!r} (min, mean, mix, regret)")
 
 
 def king_captures(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Counter[chess.Move]:
@@ -297,11 +304,11 @@ def rank(candidates: Sequence[chess.Move | None], scores: np.ndarray, config: Mo
     """Safety first: fewest boards where our king can then be captured, then the aggregate, then the
     mean. (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)"""
     losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
-    mix = config.mix_min_weight
+    values = aggregate(scores, config.aggregate, config.mix_min_weight)
     ranked = [
-        Candidate(move, float(row.min()), float(row.mean()), aggregate(row, config.aggregate, mix), int(lost))
-        for move, row, lost in zip(candidates, scores, losses, strict=True)
-    ]  # fmt: skip
+        Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost))
+        for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)
+    ]
     ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
     return ranked
 

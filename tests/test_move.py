@@ -187,17 +187,40 @@ def test_mean_aggregation_weighs_expected_score_not_raw_centipawns(scorer: Score
 
 
 def test_aggregates_are_expected_scores() -> None:
-    mate_and_blunder = np.array([19_500.0, -500.0])
-    won_and_level = np.array([500.0, 0.0])
+    mate_and_blunder = np.array([[19_500.0, -500.0]])
+    won_and_level = np.array([[500.0, 0.0]])
     assert win_probability(np.array([0.0]))[0] == pytest.approx(0.5)
     assert win_probability(np.array([400.0]))[0] == pytest.approx(10 / 11)
-    assert aggregate(mate_and_blunder, "mean", 0.3) == pytest.approx((1 + 1 / (1 + 10**1.25)) / 2, abs=1e-6)
-    assert aggregate(mate_and_blunder, "mean", 0.3) < aggregate(won_and_level, "mean", 0.3)
-    assert aggregate(won_and_level, "min", 0.3) == pytest.approx(0.5)
-    mix = aggregate(won_and_level, "mix", 0.3)
+    assert aggregate(mate_and_blunder, "mean", 0.3)[0] == pytest.approx(
+        (1 + 1 / (1 + 10**1.25)) / 2, abs=1e-6
+    )
+    assert aggregate(mate_and_blunder, "mean", 0.3)[0] < aggregate(won_and_level, "mean", 0.3)[0]
+    assert aggregate(won_and_level, "min", 0.3)[0] == pytest.approx(0.5)
+    mix = aggregate(won_and_level, "mix", 0.3)[0]
     assert mix == pytest.approx(0.3 * 0.5 + 0.7 * (0.5 + 1 / (1 + 10**-1.25)) / 2)
     with pytest.raises(ValueError, match="unknown aggregate"):
         aggregate(won_and_level, "max", 0.3)
+
+
+def test_regret_ignores_a_board_every_move_loses() -> None:
+    """Board 2 is lost whatever we do (the sacrifice loses a little less there); on board 1 the
+    sacrifice gives up a piece. ``min`` follows the hopeless board and sacrifices; ``regret`` sees that
+    no move helps there and keeps the piece, as ``mean`` would."""
+    scores = np.array(
+        [
+            [150.0, -1_400.0],  # quiet move: fine on board 1, lost on board 2
+            [-300.0, -1_200.0],  # sacrifice: a piece down on board 1, lost anyway on board 2
+        ]
+    )
+    assert np.argmax(aggregate(scores, "min", 0.5)) == 1
+    assert np.argmax(aggregate(scores, "mean", 0.5)) == 0
+    assert np.argmax(aggregate(scores, "regret", 0.5)) == 0
+    # The worst regret is the sacrifice's on board 1: the best move there minus it, in expected score.
+    p = win_probability(scores)
+    expected = 0.5 * (1 - (p[0, 0] - p[1, 0])) + 0.5 * p[1].mean()
+    assert aggregate(scores, "regret", 0.5)[1] == pytest.approx(expected)
+    # A move that is the best on every board has no regret: its value is w + (1 - w) x its mean.
+    assert aggregate(scores[:1], "regret", 0.5)[0] == pytest.approx(0.5 + 0.5 * p[0].mean())
 
 
 def test_single_legal_choice(scorer: Scorer) -> None:
