@@ -23,6 +23,9 @@ class Scorer:
     DEPTH_GROWTH = 1.8  # cost ratio of one more ply (measured on the go: the estimate self-corrects)
     MULTIPV_COST = 3  # a MultiPV search costs about this many single evaluations (benchmarks/engine.py)
     MIN_GROWTH, MAX_GROWTH = 1.2, 4.0  # bounds on a measured ply-to-ply cost ratio (noise at tiny passes)
+    LAST_PASS_SHARE = (
+        0.2  # with fill_budget, a pass that won't finish still runs, capped, if this much is left
+    )
 
     def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:
         self.engine = engine
@@ -82,15 +85,18 @@ class Scorer:
         next pass is predicted to fit what is left: the depth plan errs on the cautious side (Stockfish's
         shallow plies cost far less than ``DEPTH_GROWTH`` each, so it can leave nine tenths of a turn
         unused). The prediction is the last pass's time times the growth the passes showed; each pass is
-        also capped by its movetime, so a wrong prediction costs at most the budget."""
+        also capped by its movetime, so a wrong prediction costs at most the budget. When the next pass
+        is predicted not to fit but ``LAST_PASS_SHARE`` of the budget is left, it runs anyway with every
+        search capped to its share of what is left (a search stopped inside a ply reports Stockfish's
+        best line so far), so the budget is spent rather than up to three quarters of it left over."""
         started = time.perf_counter()
         scores = self.evaluate(boards, depth, budget_seconds)
         last_pass = time.perf_counter() - started
         growth = self.DEPTH_GROWTH
         while self.config.fill_budget and self.engine is not None and depth < self.config.max_depth:
             left = budget_seconds - (time.perf_counter() - started)
-            if last_pass * growth > left:
-                break
+            if last_pass * growth > left and left < self.LAST_PASS_SHARE * budget_seconds:
+                break  # (a pass predicted not to fit but run anyway is capped by its movetime)
             pass_started = time.perf_counter()
             scores = self.evaluate(boards, depth + 1, left)
             depth += 1
