@@ -59,10 +59,14 @@ def start_head(log_path: Path, temp_dir: Path) -> tuple[subprocess.Popen[bytes],
         with log_path.open("ab") as log:
             process = subprocess.Popen(command, env=env, start_new_session=True, stdout=log, stderr=log)
         deadline = time.monotonic() + 180
-        while process.poll() is None and time.monotonic() < deadline:
-            if b"Ray runtime started" in log_path.read_bytes():
-                return process, port
-            time.sleep(0.2)
+        try:
+            while process.poll() is None and time.monotonic() < deadline:
+                if b"Ray runtime started" in log_path.read_bytes():
+                    return process, port
+                time.sleep(0.2)
+        except BaseException:  # Ctrl-C while it starts: its session runs on in the background
+            stop_head(process)
+            raise
         stop_head(process)
     raise AssertionError(f"the Ray head did not start three times: see {log_path}")
 
