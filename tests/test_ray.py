@@ -258,6 +258,35 @@ def test_a_killed_worker_costs_one_retried_game(head: tuple[str, int], tmp_path:
     assert len(replay_files(out)) == 2 and load_summary(out)["totals"]["games"] == 2
 
 
+def test_sigterm_stops_a_ray_match_like_a_local_one(head: tuple[str, int], tmp_path: Path) -> None:
+    """A killed ``match --ray`` (SIGTERM, as from ``kill``) keeps its finished games, cancels the ones in
+    flight and exits 130 with no traceback, as a local match does: Ray's own SIGTERM handler, installed
+    when the driver connects, must not replace ours."""
+    address, session = head
+    out = tmp_path / "m"
+    command = [sys.executable, str(ROOT / "run_bot.py"), "match", "random", "random", "--games", "200"]
+    command += ["--seconds", "20", "--increment", "0", "--ray", address, "--cpus-per-game", "1"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(
+        [*command, "--out", str(out)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline and (not results.exists() or len(results.read_text().splitlines()) < 2):
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr.decode()[-2000:]
+    assert b"Traceback" not in stderr and b"Stack (most recent call first)" not in stderr, stderr[-2000:]
+    finished = result_lines(out)
+    assert 2 <= len(finished) < 200
+    assert len(replay_files(out)) == len(finished)  # games in flight were dropped, not half-written
+    deadline = time.monotonic() + 30
+    while task_processes(session) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert task_processes(session) == {}, "a game of the stopped match is still being played"
+
+
 def test_cluster_check_reports_each_node(head: tuple[str, int], capsys: pytest.CaptureFixture[str]) -> None:
     address, _ = head
     assert main(["cluster-check", address]) == 0

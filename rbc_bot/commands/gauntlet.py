@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--jobs must be at least 1: {args.jobs}")
         console.print(f"gauntlet of {ours.name} -> {out_dir}")
         cluster = backend_from_args(args)
-        with stop_on_sigterm(), cluster as backend:
+        with cluster as backend, stop_on_sigterm():
             rows = run_gauntlet(
                 ours, opponents, out_dir, jobs=args.jobs, on_record=on_record, backend=backend
             )

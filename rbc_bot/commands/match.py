@@ -178,7 +178,9 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def stop_on_sigterm() -> Iterator[None]:
-    """Treat a kill (SIGTERM) like Ctrl-C: games in progress are aborted, bot processes closed."""
+    """Treat a kill (SIGTERM) like Ctrl-C: games in progress are aborted, bot processes closed. Enter it
+    after connecting to Ray: ``ray.init`` installs its own SIGTERM handler, which dumps the stack and
+    exits without cleaning up."""
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         yield
@@ -204,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
         console=console,
     )
     try:
-        with stop_on_sigterm(), cluster as backend, progress:
+        with cluster as backend, stop_on_sigterm(), progress:
             already = len(load_records(out_dir / RESULTS_FILE)) if resume else 0
             task = progress.add_task("", total=settings.games, completed=already)
 

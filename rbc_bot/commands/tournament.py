@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     )
     try:
         cluster = backend_from_args(args)
-        with stop_on_sigterm(), cluster as backend, progress:
+        with cluster as backend, stop_on_sigterm(), progress:
             task = progress.add_task("", total=total)
 
             def on_record(record: dict[str, Any], records: list[dict[str, Any]]) -> None:
