@@ -3,16 +3,21 @@
 Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...]   (the --out folders of `run_bot.py match`)
 
 Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the least
-clock left at any of our turns, internal errors and engine restarts. The strength tables' "s a turn",
-"kept at least" and "zero errors / restarts" come from here (the match's own summary.json gives
-W-L-D and Elo).
+clock left at any of our turns, the median share of the clock (base plus increments) left unused at
+the end of a game (the issue's 300+5 target), internal errors and engine restarts. The strength
+tables' "s a turn", "kept at least" and "zero errors / restarts" come from here (the match's own
+summary.json gives W-L-D and Elo).
 """
 
 from __future__ import annotations
 
 import json
+import statistics
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from rbc_bot.gauntlet import clock_unused
 
 
 def turn_seconds(turn: dict) -> float:
@@ -26,13 +31,17 @@ def turn_seconds(turn: dict) -> float:
 def summarise(run: Path) -> str:
     totals = json.loads((run / "summary.json").read_text())["totals"]
     seconds: list[float] = []
+    unused: list[float] = []
     least_left, errors, restarts = float("inf"), 0, 0
     for line in (run / "results.jsonl").read_text().splitlines():
         result = json.loads(line)
+        unused.append(clock_unused(result, result["a_color"]))
         for log in (result.get("turn_logs") or {}).values():
-            path = run / Path(log).name  # the run folder may have moved since
-            if not path.exists():
+            # The run folder may have moved since; kept records hold only the losses' logs, in losses/.
+            found = [f for f in (run / Path(log).name, run / "losses" / Path(log).name) if f.exists()]
+            if not found:
                 continue
+            path = found[0]
             turns = [json.loads(row) for row in path.read_text().splitlines()]
             seconds += [turn_seconds(t) for t in turns]
             least_left = min([least_left, *(t["seconds_left"] for t in turns if "seconds_left" in t)])
@@ -42,7 +51,8 @@ def summarise(run: Path) -> str:
     return (
         f"{run}: {totals['games']} games {totals['wins']}-{totals['losses']}-{totals['draws']} | "
         f"{len(seconds)} turns, {mean:.2f} s a turn (max {max(seconds, default=0):.1f}), "
-        f"least left {least_left:.1f} s | errors {errors}, engine restarts {restarts}"
+        f"least left {least_left:.1f} s, median clock unused {statistics.median(unused or [0.0]):.0%} | "
+        f"errors {errors}, engine restarts {restarts}"
     )
 
 
