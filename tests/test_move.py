@@ -308,12 +308,3 @@ def test_a_king_capture_that_would_hang_the_queen_when_it_misses_is_not_taken_bl
     assert not exposes_king(boards, capture, 10, rng), "our king is safe either way"
     assert exposes_king(boards, capture, 10, rng, guard_value=9), "but the queen hangs on a miss"
     assert not exposes_king(boards, chess.Move.from_uci("d1d2"), 10, rng, guard_value=9)
-
-
-def test_by_default_a_king_capture_that_hangs_the_queen_is_scored_not_taken_at_once(scorer: Scorer) -> None:
-    """The queen raid that lost games to StrangeFish (strength log, session 5): with the default settings
-    the capture is weighed against the other moves on every board instead of being requested blindly."""
-    boards = boards_of("3k4/8/8/8/8/8/8/3QK3 w - - 0 1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
-    decision = decide(boards, scorer)
-    assert decision.reason == "best-worst"
-    assert chess.Move.from_uci("d1d8") in [c.move for c in decision.candidates]
