@@ -370,5 +370,7 @@ def test_move_result_time_is_charged_to_nobody(tmp_path: Path, isolate: bool) ->
     )
     assert result.crashed is None, result.traceback
     assert result.plies >= 10, "the slow move results all happened"
-    assert result.seconds_left["black"] > 29.5, result.seconds_left
-    assert result.seconds_left["white"] > 29.5, "nor is it charged to White, as on the server"
+    # Charged to either side, the 2 s would leave it at most 28.0 s; the rest of the margin is the bots'
+    # own moves and the seats' messages, which took 0.7 s on a machine loaded by two other matches.
+    assert result.seconds_left["black"] > 28.5, result.seconds_left
+    assert result.seconds_left["white"] > 28.5, "nor is it charged to White, as on the server"
