@@ -23,9 +23,7 @@ class Scorer:
     DEPTH_GROWTH = 1.8  # cost ratio of one more ply (measured on the go: the estimate self-corrects)
     MULTIPV_COST = 3  # a MultiPV search costs about this many single evaluations (benchmarks/engine.py)
     MIN_GROWTH, MAX_GROWTH = 1.2, 4.0  # bounds on a measured ply-to-ply cost ratio (noise at tiny passes)
-    LAST_PASS_SHARE = (
-        0.2  # with fill_budget, a pass that won't finish still runs, capped, if this much is left
-    )
+    LAST_PASS_SHARE = 0.2  # with fill_budget, a pass predicted not to fit still runs if this much is left
 
     def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:
         self.engine = engine

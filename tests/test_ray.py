@@ -266,9 +266,11 @@ def test_sigterm_stops_a_ray_match_like_a_local_one(head: tuple[str, int], tmp_p
     out = tmp_path / "m"
     command = [sys.executable, str(ROOT / "run_bot.py"), "match", "random", "random", "--games", "200"]
     command += ["--seconds", "20", "--increment", "0", "--ray", address, "--cpus-per-game", "1"]
+    command += ["--out", str(out)]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    # Only stderr is read: a piped stdout nobody reads could fill and stall the match's progress output.
     process = subprocess.Popen(
-        [*command, "--out", str(out)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        command, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     results = out / "results.jsonl"
     deadline = time.monotonic() + 240
