@@ -43,6 +43,7 @@ class SenseConfig:
 class MoveConfig:
     aggregate: Literal["min", "mean", "mix", "regret"] = "min"  # how a move's scores over boards combine
     mix_min_weight: float = 0.5  # "mix" ("regret"): weight of the worst score (largest regret); rest: mean
+    blunder_board_weight: float = 1.0  # weight in means and regrets of boards where its king is en prise
     top_k: int = 3  # Stockfish's top moves per board that become candidates
     proposal_share: float = 0.25  # share of the move budget for finding candidates (the rest scores them)
     max_candidates: int = 24  # candidates scored at most (most proposed first)
@@ -159,6 +160,7 @@ def validate(config: BotConfig) -> None:
             "need 1 <= move.min_boards <= move.max_boards",
         ),
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
+        (0.0 < config.move.blunder_board_weight <= 1.0, "move.blunder_board_weight must be in (0, 1]"),
         (0.0 <= config.sense.danger_min_share <= 1.0, "sense.danger_min_share must be in [0, 1]"),
         (config.sense.danger_always_below >= 0, "sense.danger_always_below must be >= 0"),
         (config.belief.expansion_slack >= 1, "belief.expansion_slack must be >= 1"),

@@ -67,24 +67,37 @@ def win_probability(cp: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.power(10.0, -np.clip(cp, -4000.0, 4000.0) / 400.0))
 
 
-def aggregate(scores: np.ndarray, method: str, min_weight: float) -> np.ndarray:
+def aggregate(
+    scores: np.ndarray, method: str, min_weight: float, board_weights: np.ndarray | None = None
+) -> np.ndarray:
     """Each candidate's value over the boards (``scores``: candidates x boards, centipawns), as an
     expected score in [0, 1]: the worst board (``min``), the average board (``mean``), ``min_weight`` of
     the worst plus the rest of the average (``mix``), or ``min_weight`` of one minus the largest regret
     plus the rest of the average (``regret``). A board's regret is how much worse the move does there
     than the best candidate on that board: a board on which every move loses costs no candidate
-    anything, where under ``min`` it sets every candidate's value and hides their differences."""
+    anything, where under ``min`` it sets every candidate's value and hides their differences.
+    ``board_weights`` (one per board, at most 1) say how likely each board is: they weigh the average
+    and scale each board's regret, so an unlikely board can neither buy a move nor condemn one; the
+    worst board stays unweighted (a board is either possible or not)."""
     p = win_probability(scores)
+    w = np.ones(p.shape[1]) if board_weights is None else np.asarray(board_weights, dtype=np.float64)
+    mean = (p * w).sum(axis=1) / max(float(w.sum()), 1e-12)
     if method == "min":
         return p.min(axis=1)
     if method == "mean":
-        return p.mean(axis=1)
+        return mean
     if method == "mix":
-        return min_weight * p.min(axis=1) + (1 - min_weight) * p.mean(axis=1)
+        return min_weight * p.min(axis=1) + (1 - min_weight) * mean
     if method == "regret":
-        regret = p.max(axis=0, keepdims=True) - p
-        return min_weight * (1.0 - regret.max(axis=1)) + (1 - min_weight) * p.mean(axis=1)
+        regret = (p.max(axis=0, keepdims=True) - p) * w
+        return min_weight * (1.0 - regret.max(axis=1)) + (1 - min_weight) * mean
     raise ValueError(f"unknown aggregate {method!r} (min, mean, mix, regret)")
+
+
+def board_likelihoods(boards: Sequence[chess.Board], blunder_weight: float) -> np.ndarray:
+    """How likely each board is, given that the opponent moved last: ``blunder_weight`` where it left
+    its king capturable (a strong opponent rarely does), 1 elsewhere."""
+    return np.array([blunder_weight if king_capture_moves(b) else 1.0 for b in boards], dtype=np.float64)
 
 
 def king_captures(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Counter[chess.Move]:
@@ -206,7 +219,8 @@ def choose_move(
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
-    ranked = rank(candidates, scores, config)
+    weights = board_likelihoods(scored_boards, config.blunder_board_weight)
+    ranked = rank(candidates, scores, config, weights)
     return MoveDecision(ranked[0].move, "best-worst", ranked, len(scored_boards), len(played.children), depth)
 
 
@@ -300,11 +314,16 @@ def play_out(
     return PlayedOut(children, cell, fixed, bonus)
 
 
-def rank(candidates: Sequence[chess.Move | None], scores: np.ndarray, config: MoveConfig) -> list[Candidate]:
+def rank(
+    candidates: Sequence[chess.Move | None],
+    scores: np.ndarray,
+    config: MoveConfig,
+    board_weights: np.ndarray | None = None,
+) -> list[Candidate]:
     """Safety first: fewest boards where our king can then be captured, then the aggregate, then the
     mean. (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)"""
     losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
-    values = aggregate(scores, config.aggregate, config.mix_min_weight)
+    values = aggregate(scores, config.aggregate, config.mix_min_weight, board_weights)
     ranked = [
         Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost))
         for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)

@@ -32,6 +32,7 @@ def test_defaults_file_then_overrides(tmp_path: Path) -> None:
         ("engine.deterministic=maybe", "engine.deterministic: 'maybe' is not a boolean"),
         ("move.top_k=0", "move.top_k must be >= 1"),
         ("clock.sense_share=1.5", "clock.sense_share must be in"),
+        ("move.blunder_board_weight=0", "move.blunder_board_weight must be in"),
         ("move.top_k", "is not key=value"),
     ],
 )

@@ -19,6 +19,7 @@ from rbc_bot.engine import EnginePool, can_capture_king
 from rbc_bot.move import (
     MoveDecision,
     aggregate,
+    board_likelihoods,
     choose_move,
     exposes_king,
     king_capture,
@@ -221,6 +222,35 @@ def test_regret_ignores_a_board_every_move_loses() -> None:
     assert aggregate(scores, "regret", 0.5)[1] == pytest.approx(expected)
     # A move that is the best on every board has no regret: its value is w + (1 - w) x its mean.
     assert aggregate(scores[:1], "regret", 0.5)[0] == pytest.approx(0.5 + 0.5 * p[0].mean())
+
+
+def test_blunder_boards_neither_buy_nor_condemn_a_king_capture() -> None:
+    """Two of three boards left the opponent's king en prise: the capture takes it there and loses the
+    queen on the third board. Counted alike, those boards buy the raid under ``mean`` and ``regret`` (a
+    quiet move "regrets" not taking the king); weighed at 0.1, both keep the queen. ``min`` ignores
+    the weights: the raid's worst board is its worst either way."""
+    KING, QUEEN_LOST = 20_000.0, -900.0
+    scores = np.array([[KING, KING, QUEEN_LOST], [0.0, 0.0, 50.0]])  # raid, quiet move
+    weights = np.array([0.1, 0.1, 1.0])
+    for method in ("mean", "regret"):
+        assert np.argmax(aggregate(scores, method, 0.5)) == 0
+        assert np.argmax(aggregate(scores, method, 0.5, weights)) == 1
+    p = win_probability(scores)
+    assert aggregate(scores, "mean", 0.5, weights)[1] == pytest.approx((0.1 * 0.5 * 2 + p[1, 2]) / 1.2)
+    assert aggregate(scores, "regret", 0.5, weights)[1] == pytest.approx(
+        0.5 * (1 - 0.1 * (1 - 0.5)) + 0.5 * (0.1 * 0.5 * 2 + p[1, 2]) / 1.2
+    )
+    assert aggregate(scores, "min", 0.5, weights) == pytest.approx(aggregate(scores, "min", 0.5))
+
+
+def test_board_likelihoods_weigh_down_boards_with_the_king_en_prise() -> None:
+    boards = boards_of(
+        "4k3/8/8/8/8/8/8/4RK2 w - - 0 1",  # our rook on e1 takes the king on e8
+        "4k3/8/8/8/8/8/8/3R1K2 w - - 0 1",  # our rook on d1 does not
+        "4k3/8/8/8/8/8/8/4r1K1 b - - 0 1",  # as Black: the rook on e1 takes the king on g1
+    )
+    assert board_likelihoods(boards, 0.25).tolist() == [0.25, 1.0, 0.25]
+    assert board_likelihoods(boards, 1.0).tolist() == [1.0, 1.0, 1.0]
 
 
 def test_single_legal_choice(scorer: Scorer) -> None:
