@@ -11,6 +11,7 @@ summary.json gives W-L-D and Elo).
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -56,8 +57,16 @@ def summarise(run: Path) -> str:
     )
 
 
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Clock and reliability figures of match runs.")
+    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="a match's --out folder")
+    args = parser.parse_args()
+    missing = [run for run in args.runs if not (run / "summary.json").is_file()]
+    if missing:
+        sys.exit(f"turn_logs.py: error: not a match folder (no summary.json): {missing[0]}")
+    for run in args.runs:
+        print(summarise(run))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    for folder in sys.argv[1:]:
-        print(summarise(Path(folder)))
+    main()

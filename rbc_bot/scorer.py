@@ -84,24 +84,36 @@ class Scorer:
         shallow plies cost far less than ``DEPTH_GROWTH`` each, so it can leave nine tenths of a turn
         unused). The prediction is the last pass's time times the growth the passes showed; each pass is
         also capped by its movetime, so a wrong prediction costs at most the budget. When the next pass
-        is predicted not to fit but ``LAST_PASS_SHARE`` of the budget is left, it runs anyway with every
-        search capped to its share of what is left (a search stopped inside a ply reports Stockfish's
-        best line so far), so the budget is spent rather than up to three quarters of it left over."""
+        is predicted not to fit, a last one may still run, cut short by its movetimes
+        (``next_pass_budget``), so the budget is spent rather than up to three quarters of it left over."""
         started = time.perf_counter()
         scores = self.evaluate(boards, depth, budget_seconds)
         last_pass = time.perf_counter() - started
         growth = self.DEPTH_GROWTH
         while self.config.fill_budget and self.engine is not None and depth < self.config.max_depth:
             left = budget_seconds - (time.perf_counter() - started)
-            if last_pass * growth > left and left < self.LAST_PASS_SHARE * budget_seconds:
-                break  # (a pass predicted not to fit but run anyway is capped by its movetime)
+            pass_budget = self.next_pass_budget(left, last_pass, growth, budget_seconds)
+            if pass_budget is None:
+                break
             pass_started = time.perf_counter()
-            scores = self.evaluate(boards, depth + 1, left)
+            scores = self.evaluate(boards, depth + 1, pass_budget)
             depth += 1
             this_pass = time.perf_counter() - pass_started
             growth = min(max(this_pass / max(last_pass, 1e-4), self.MIN_GROWTH), self.MAX_GROWTH)
             last_pass = this_pass
         return scores, depth
+
+    def next_pass_budget(self, left: float, last_pass: float, growth: float, budget: float) -> float | None:
+        """The time the next pass, one ply deeper, may take (``None``: stop deepening): all that is left
+        if the last pass's time times ``growth`` fits in it. Else a last pass cut short by its movetimes
+        (a search stopped inside a ply reports Stockfish's best line so far) gets half of what is left,
+        if that is at least ``LAST_PASS_SHARE`` of the budget and the half at least the last pass's
+        time: the other half pays each search's fixed cost, which no movetime caps (thousands of
+        searches in a short remainder would overrun it on those costs alone)."""
+        if last_pass * growth <= left:
+            return left
+        half = left / 2
+        return half if left >= self.LAST_PASS_SHARE * budget and half >= last_pass else None
 
     def top_moves(
         self, boards: Sequence[chess.Board], k: int, budget_seconds: float | None = None
