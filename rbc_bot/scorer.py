@@ -29,6 +29,7 @@ class Scorer:
         self.engine = engine
         self.config = config
         self.seconds_per_eval = 0.0005  # at depth 1; refined from measurements as the game goes
+        self.fixed_cost: float | None = None  # seconds a search costs beyond its movetime (measured once)
         self.evaluations = 0
 
     def plan_depth(self, evaluations: int, budget_seconds: float) -> int:
@@ -43,12 +44,32 @@ class Scorer:
         return depth
 
     def _movetime(self, searches: int, budget_seconds: float | None) -> float | None:
-        """Seconds one search may take so that ``searches`` spread over the engines fit the budget,
-        and well inside the engine's per-search timeout (past which it would be restarted)."""
+        """Seconds one search may take so that ``searches`` spread over the engines fit the budget with
+        each one's fixed cost (the exchange with the engine, which no movetime caps: thousands of
+        searches pay seconds of it), and well inside the engine's per-search timeout (past which it
+        would be restarted)."""
         if budget_seconds is None or self.engine is None or searches == 0:
             return None
         rounds = -(-searches // self.engine.workers)  # searches one engine runs one after another
-        return min(max(0.002, budget_seconds / rounds), 0.5 * self.engine.timeout)
+        fixed = self.measure_fixed_cost()
+        return min(max(0.002, budget_seconds / rounds - fixed), 0.5 * self.engine.timeout)
+
+    PROBE_FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
+    PROBE_SEARCHES = 8  # per engine
+
+    def measure_fixed_cost(self) -> float:
+        """What one search costs however short its movetime, measured once (the first time it is
+        needed) as the time per search of depth-1 searches of one position, which the engine answers
+        from its hash: the exchange with the engine, nothing else. 0 without an engine or under node
+        limits (no movetime then)."""
+        if self.fixed_cost is None:
+            self.fixed_cost = 0.0
+            if self.engine is not None and self.config.nodes is None:
+                probe = [chess.Board(self.PROBE_FEN)] * (self.PROBE_SEARCHES * self.engine.workers)
+                started = time.perf_counter()
+                self.engine.evaluate(probe, depth=1, movetime=0.05)  # a hung engine costs ~1 s
+                self.fixed_cost = (time.perf_counter() - started) / self.PROBE_SEARCHES
+        return self.fixed_cost
 
     def _limits(self, depth: int | None, movetime: float | None) -> dict[str, int | float | None]:
         if self.config.nodes is not None:  # deterministic: node limits only

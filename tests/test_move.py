@@ -274,9 +274,13 @@ def test_empty_belief(scorer: Scorer) -> None:
 
 
 def test_search_time_caps_fit_the_budget_and_the_engine_timeout(scorer: Scorer) -> None:
-    """One engine here (timeout 10 s): searches run one after another, and none may near the timeout
-    (the engine would be restarted); a depth far beyond the budget is stopped by its movetime."""
-    assert scorer._movetime(3, 6.0) == pytest.approx(2.0)
+    """One engine here (timeout 10 s): searches run one after another, each given its share less the
+    fixed cost of a search, and none may near the timeout (the engine would be restarted); a depth far
+    beyond the budget is stopped by its movetime."""
+    fixed = scorer.measure_fixed_cost()
+    assert 0 < fixed < 0.05, "a depth-1 search answered from the hash costs about a millisecond"
+    assert scorer._movetime(3, 6.0) == pytest.approx(2.0 - fixed)
+    assert scorer._movetime(3, 0.003) == 0.002, "never below 2 ms"
     assert scorer._movetime(1, 40.0) == pytest.approx(5.0)
     assert scorer._movetime(0, 1.0) is None
     deep = Scorer(scorer.engine, EngineConfig(depth=1, max_depth=30))
