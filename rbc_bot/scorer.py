@@ -24,6 +24,7 @@ class Scorer:
     MULTIPV_COST = 3  # a MultiPV search costs about this many single evaluations (benchmarks/engine.py)
     MIN_GROWTH, MAX_GROWTH = 1.2, 4.0  # bounds on a measured ply-to-ply cost ratio (noise at tiny passes)
     LAST_PASS_SHARE = 0.2  # with fill_budget, a pass predicted not to fit still runs if this much is left
+    MIN_MOVETIME = 0.002  # seconds: the shortest movetime a search is given
 
     def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:
         self.engine = engine
@@ -52,7 +53,7 @@ class Scorer:
             return None
         rounds = -(-searches // self.engine.workers)  # searches one engine runs one after another
         fixed = self.measure_fixed_cost()
-        return min(max(0.002, budget_seconds / rounds - fixed), 0.5 * self.engine.timeout)
+        return min(max(self.MIN_MOVETIME, budget_seconds / rounds - fixed), 0.5 * self.engine.timeout)
 
     PROBE_FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
     PROBE_SEARCHES = 8  # per engine
@@ -113,7 +114,7 @@ class Scorer:
         growth = self.DEPTH_GROWTH
         while self.config.fill_budget and self.engine is not None and depth < self.config.max_depth:
             left = budget_seconds - (time.perf_counter() - started)
-            pass_budget = self.next_pass_budget(left, last_pass, growth, budget_seconds)
+            pass_budget = self.next_pass_budget(left, last_pass, growth, budget_seconds, len(boards))
             if pass_budget is None:
                 break
             pass_started = time.perf_counter()
@@ -124,17 +125,21 @@ class Scorer:
             last_pass = this_pass
         return scores, depth
 
-    def next_pass_budget(self, left: float, last_pass: float, growth: float, budget: float) -> float | None:
+    def next_pass_budget(
+        self, left: float, last_pass: float, growth: float, budget: float, searches: int
+    ) -> float | None:
         """The time the next pass, one ply deeper, may take (``None``: stop deepening): all that is left
         if the last pass's time times ``growth`` fits in it. Else a last pass cut short by its movetimes
-        (a search stopped inside a ply reports Stockfish's best line so far) gets half of what is left,
-        if that is at least ``LAST_PASS_SHARE`` of the budget and the half at least the last pass's
-        time: the other half pays each search's fixed cost, which no movetime caps (thousands of
-        searches in a short remainder would overrun it on those costs alone)."""
+        (a search stopped inside a ply reports Stockfish's best line so far) gets it too, if that is at
+        least ``LAST_PASS_SHARE`` of the budget and each of the ``searches`` still gets more than the
+        least movetime beyond its fixed cost (below that, thousands of searches would overrun the
+        budget on their fixed costs alone)."""
         if last_pass * growth <= left:
             return left
-        half = left / 2
-        return half if left >= self.LAST_PASS_SHARE * budget and half >= last_pass else None
+        if left < self.LAST_PASS_SHARE * budget or self.engine is None:
+            return None
+        rounds = -(-searches // self.engine.workers)
+        return left if left / rounds >= self.measure_fixed_cost() + self.MIN_MOVETIME else None
 
     def top_moves(
         self, boards: Sequence[chess.Board], k: int, budget_seconds: float | None = None

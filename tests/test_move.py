@@ -332,16 +332,18 @@ def test_fill_budget_deepens_until_the_budget_is_used() -> None:
     assert elapsed <= 3.0, "each pass is capped by its movetime (generous bound: a loaded machine)"
 
 
-def test_the_last_pass_runs_only_where_its_searches_get_as_long_as_the_last_ones() -> None:
-    """A 10 s budget: a next pass predicted to fit gets all that is left; one predicted not to fit runs
-    on half of what is left, and only if that is a fifth of the budget and at least the last pass's
-    time. A match turn of 7,000 searches once took 14 s of an 8 s budget on a last pass whose
-    searches were each given less than their fixed cost."""
-    scorer = Scorer(None, EngineConfig(fill_budget=True))
-    assert scorer.next_pass_budget(left=6.0, last_pass=2.0, growth=2.0, budget=10.0) == 6.0
-    assert scorer.next_pass_budget(left=6.0, last_pass=2.5, growth=3.0, budget=10.0) == 3.0
-    assert scorer.next_pass_budget(left=4.0, last_pass=2.5, growth=2.0, budget=10.0) is None  # half < last
-    assert scorer.next_pass_budget(left=1.9, last_pass=0.5, growth=4.0, budget=10.0) is None  # < a fifth
+def test_the_last_pass_runs_only_where_each_search_gets_time_beyond_its_fixed_cost(scorer: Scorer) -> None:
+    """A 10 s budget, one engine: a next pass predicted to fit gets all that is left; one predicted
+    not to fit gets it too if a fifth of the budget is left and each search gets more than the least
+    movetime beyond its fixed cost. A match turn of 7,000 searches once took 14 s of an 8 s budget on
+    a last pass whose searches were each given less than their fixed cost."""
+    filling = Scorer(scorer.engine, EngineConfig(fill_budget=True))
+    fixed = filling.measure_fixed_cost()
+    assert filling.next_pass_budget(left=6.0, last_pass=2.0, growth=2.0, budget=10.0, searches=400) == 6.0
+    assert filling.next_pass_budget(left=6.0, last_pass=2.5, growth=3.0, budget=10.0, searches=400) == 6.0
+    assert filling.next_pass_budget(left=1.9, last_pass=0.5, growth=4.0, budget=10.0, searches=4) is None
+    many = int(3.0 / (fixed + Scorer.MIN_MOVETIME)) + 10  # searches whose share of 3 s is below it
+    assert filling.next_pass_budget(left=3.0, last_pass=2.5, growth=2.0, budget=10.0, searches=many) is None
 
 
 def test_a_king_capture_that_would_hang_the_queen_when_it_misses_is_not_taken_blindly() -> None:
