@@ -219,7 +219,8 @@ def choose_move(
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
-    weights = board_likelihoods(scored_boards, config.blunder_board_weight)
+    weighed = config.blunder_board_weight < 1.0  # at 1 every board weighs the same: nothing to look for
+    weights = board_likelihoods(scored_boards, config.blunder_board_weight) if weighed else None
     ranked = rank(candidates, scores, config, weights)
     return MoveDecision(ranked[0].move, "best-worst", ranked, len(scored_boards), len(played.children), depth)
 

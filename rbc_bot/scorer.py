@@ -25,6 +25,8 @@ class Scorer:
     MIN_GROWTH, MAX_GROWTH = 1.2, 4.0  # bounds on a measured ply-to-ply cost ratio (noise at tiny passes)
     LAST_PASS_SHARE = 0.2  # with fill_budget, a pass predicted not to fit still runs if this much is left
     MIN_MOVETIME = 0.002  # seconds: the shortest movetime a search is given
+    PROBE_FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"  # fixed-cost probe
+    PROBE_SEARCHES = 8  # per engine
 
     def __init__(self, engine: EnginePool | None, config: EngineConfig) -> None:
         self.engine = engine
@@ -51,12 +53,12 @@ class Scorer:
         would be restarted)."""
         if budget_seconds is None or self.engine is None or searches == 0:
             return None
-        rounds = -(-searches // self.engine.workers)  # searches one engine runs one after another
-        fixed = self.measure_fixed_cost()
-        return min(max(self.MIN_MOVETIME, budget_seconds / rounds - fixed), 0.5 * self.engine.timeout)
+        share = budget_seconds / self._rounds(searches) - self.measure_fixed_cost()
+        return min(max(self.MIN_MOVETIME, share), 0.5 * self.engine.timeout)
 
-    PROBE_FEN = "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3"
-    PROBE_SEARCHES = 8  # per engine
+    def _rounds(self, searches: int) -> int:
+        """Searches one engine runs one after another when ``searches`` are spread over the engines."""
+        return -(-searches // (self.engine.workers if self.engine is not None else 1))
 
     def measure_fixed_cost(self) -> float:
         """What one search costs however short its movetime, measured once (the first time it is
@@ -138,8 +140,8 @@ class Scorer:
             return left
         if left < self.LAST_PASS_SHARE * budget or self.engine is None:
             return None
-        rounds = -(-searches // self.engine.workers)
-        return left if left / rounds >= self.measure_fixed_cost() + self.MIN_MOVETIME else None
+        per_search = left / self._rounds(searches)
+        return left if per_search >= self.measure_fixed_cost() + self.MIN_MOVETIME else None
 
     def top_moves(
         self, boards: Sequence[chess.Board], k: int, budget_seconds: float | None = None
