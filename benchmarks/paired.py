@@ -1,0 +1,84 @@
+"""Two configurations against the same opponent, compared game by game on the seeds both played.
+
+Usage: python benchmarks/paired.py --base RUN_DIR [RUN_DIR ...] --candidate RUN_DIR [RUN_DIR ...]
+(the --out folders of `run_bot.py match`, or kept records under benchmarks/strength/)
+
+Why: a match against StrangeFish is a few games on 2 cores, and two such matches differ by more in
+which seeds they played than in the bot. Pairing each candidate game with the base's game on the same
+seed and colour removes that part; what is left is counted honestly: the score of both on the shared
+games, and an exact two-sided sign test over the pairings where one side did better (a draw or a game
+split between several runs of one side counts by its points). Several folders on one side pool their
+games: main's runs of several sessions on the same seeds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+Key = tuple[int, str]  # (seed, our colour)
+
+
+def points(record: dict) -> float:
+    """Our bot's points in one game (bot A is ours in every match of the project)."""
+    if record["winner"] is None:
+        return 0.5
+    return 1.0 if record["winner"] == record["a_color"] else 0.0
+
+
+def load_scores(runs: list[Path]) -> dict[Key, float]:
+    """Each (seed, colour)'s mean points over every game of ``runs`` that played it."""
+    games: dict[Key, list[float]] = defaultdict(list)
+    for run in runs:
+        for line in (run / "results.jsonl").read_text().splitlines():
+            record = json.loads(line)
+            games[(int(record["seed"]), record["a_color"])].append(points(record))
+    return {key: sum(p) / len(p) for key, p in games.items()}
+
+
+def sign_test(better: int, worse: int) -> float:
+    """Exact two-sided binomial p-value of ``better`` against ``worse`` under no difference (p = 1/2)."""
+    n = better + worse
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(better, worse) + 1)) / 2**n
+    return min(1.0, 2 * tail)
+
+
+def compare(base: dict[Key, float], candidate: dict[Key, float]) -> list[str]:
+    """The report: one line per shared (seed, colour), then the totals and the sign test."""
+    shared = sorted(base.keys() & candidate.keys())
+    lines = [f"{seed} {colour:5}  base {base[seed, colour]:.2f}  candidate {candidate[seed, colour]:.2f}"
+             for seed, colour in shared]  # fmt: skip
+    if not shared:
+        return ["no (seed, colour) played by both sides"]
+    better = sum(candidate[k] > base[k] for k in shared)
+    worse = sum(candidate[k] < base[k] for k in shared)
+    base_total = sum(base[k] for k in shared)
+    candidate_total = sum(candidate[k] for k in shared)
+    lines.append(
+        f"{len(shared)} shared games: base {base_total:.1f} ({base_total / len(shared):.0%}), "
+        f"candidate {candidate_total:.1f} ({candidate_total / len(shared):.0%}); candidate better on "
+        f"{better}, worse on {worse}, sign test p = {sign_test(better, worse):.2f}"
+    )
+    return lines
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Compare two configurations on the seeds both played.")
+    parser.add_argument("--base", nargs="+", type=Path, required=True, metavar="RUN_DIR")
+    parser.add_argument("--candidate", nargs="+", type=Path, required=True, metavar="RUN_DIR")
+    args = parser.parse_args()
+    missing = [run for run in args.base + args.candidate if not (run / "results.jsonl").is_file()]
+    if missing:
+        sys.exit(f"paired.py: error: not a match folder (no results.jsonl): {missing[0]}")
+    for line in compare(load_scores(args.base), load_scores(args.candidate)):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,59 @@
+"""benchmarks/paired.py: games paired by seed and colour, pooled runs, the sign test, bad folders."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "paired.py"
+sys.path.insert(0, str(SCRIPT.parent))
+import paired  # noqa: E402
+
+
+def write_run(folder: Path, games: list[tuple[int, str, str | None]]) -> Path:
+    """A match folder whose results.jsonl holds (seed, our colour, winner colour or None) games."""
+    folder.mkdir(parents=True)
+    rows = [{"seed": s, "a_color": c, "winner": w, "reason": "KING_CAPTURE"} for s, c, w in games]
+    (folder / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def test_sign_test_is_the_exact_binomial() -> None:
+    assert paired.sign_test(5, 0) == 2 / 32  # all five discordant pairs one way
+    assert paired.sign_test(9, 4) == 2 * (1 + 13 + 78 + 286 + 715) / 2**13  # C(13, 0..4), both tails
+    assert paired.sign_test(3, 3) == 1.0
+    assert paired.sign_test(0, 0) == 1.0
+
+
+def test_pooled_base_against_candidate_on_shared_seeds(tmp_path: Path) -> None:
+    base1 = write_run(tmp_path / "b1", [(1, "white", "white"), (1, "black", "white"), (2, "white", "black")])
+    base2 = write_run(tmp_path / "b2", [(1, "white", "black")])  # seed 1 white: won once, lost once
+    cand = write_run(tmp_path / "c", [(1, "white", "white"), (1, "black", "black"), (3, "white", "white")])
+    base = paired.load_scores([base1, base2])
+    assert base[(1, "white")] == 0.5 and base[(1, "black")] == 0.0 and base[(2, "white")] == 0.0
+    lines = paired.compare(base, paired.load_scores([cand]))
+    assert lines[0].startswith("1 black") and lines[1].startswith("1 white")  # only the shared keys
+    assert lines[-1] == (
+        "2 shared games: base 0.5 (25%), candidate 2.0 (100%); candidate better on 2, worse on 0, "
+        "sign test p = 0.50"
+    )
+
+
+def test_draws_count_half(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "d", [(7, "black", None)])
+    assert paired.load_scores([run]) == {(7, "black"): 0.5}
+
+
+def test_a_folder_without_results_is_one_line_on_stderr(tmp_path: Path) -> None:
+    good = write_run(tmp_path / "g", [(1, "white", "white")])
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--base", str(good), "--candidate", str(tmp_path / "nothing")],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    expected = f"paired.py: error: not a match folder (no results.jsonl): {tmp_path / 'nothing'}"
+    assert done.stderr.strip().splitlines() == [expected]
+    assert done.stdout == ""
