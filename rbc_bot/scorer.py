@@ -56,6 +56,15 @@ class Scorer:
         share = budget_seconds / self._rounds(searches) - self.measure_fixed_cost()
         return min(max(self.MIN_MOVETIME, share), 0.5 * self.engine.timeout)
 
+    def most_searches(self, budget_seconds: float) -> int:
+        """The most searches that fit ``budget_seconds`` on the engines when each takes the least
+        movetime plus its fixed cost: more than this overrun the budget whatever their depth. No
+        bound without an engine or under node limits (no movetime then)."""
+        if self.engine is None or self.config.nodes is not None:
+            return 2**31
+        floor = self.measure_fixed_cost() + self.MIN_MOVETIME
+        return self.engine.workers * int(budget_seconds / floor)
+
     def _rounds(self, searches: int) -> int:
         """Searches one engine runs one after another when ``searches`` are spread over the engines."""
         return -(-searches // (self.engine.workers if self.engine is not None else 1))
@@ -133,15 +142,16 @@ class Scorer:
         """The time the next pass, one ply deeper, may take (``None``: stop deepening): all that is left
         if the last pass's time times ``growth`` fits in it. Else a last pass cut short by its movetimes
         (a search stopped inside a ply reports Stockfish's best line so far) gets it too, if that is at
-        least ``LAST_PASS_SHARE`` of the budget and each of the ``searches`` still gets more than the
-        least movetime beyond its fixed cost (below that, thousands of searches would overrun the
-        budget on their fixed costs alone)."""
+        least ``LAST_PASS_SHARE`` of the budget. Either way each of the ``searches`` must get more than
+        the least movetime beyond its fixed cost: below that, thousands of searches overrun the budget
+        on their fixed costs and least movetimes alone, however fast the last pass was."""
+        if self.engine is None:
+            return None
+        if searches > self.most_searches(left):
+            return None
         if last_pass * growth <= left:
             return left
-        if left < self.LAST_PASS_SHARE * budget or self.engine is None:
-            return None
-        per_search = left / self._rounds(searches)
-        return left if per_search >= self.measure_fixed_cost() + self.MIN_MOVETIME else None
+        return left if left >= self.LAST_PASS_SHARE * budget else None
 
     def top_moves(
         self, boards: Sequence[chess.Board], k: int, budget_seconds: float | None = None

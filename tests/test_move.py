@@ -334,16 +334,23 @@ def test_fill_budget_deepens_until_the_budget_is_used() -> None:
 
 def test_the_last_pass_runs_only_where_each_search_gets_time_beyond_its_fixed_cost(scorer: Scorer) -> None:
     """A 10 s budget, one engine: a next pass predicted to fit gets all that is left; one predicted
-    not to fit gets it too if a fifth of the budget is left and each search gets more than the least
-    movetime beyond its fixed cost. A match turn of 7,000 searches once took 14 s of an 8 s budget on
-    a last pass whose searches were each given less than their fixed cost."""
+    not to fit gets it too if a fifth of the budget is left. Either way each search must get more than
+    the least movetime beyond its fixed cost (the search counts below are set from the measured fixed
+    cost, which a loaded machine raises). A match turn of 7,000 searches once took 14 s of an 8 s budget
+    on a last pass whose searches were each given less than their fixed cost."""
     filling = Scorer(scorer.engine, EngineConfig(fill_budget=True))
-    fixed = filling.measure_fixed_cost()
-    assert filling.next_pass_budget(left=6.0, last_pass=2.0, growth=2.0, budget=10.0, searches=400) == 6.0
-    assert filling.next_pass_budget(left=6.0, last_pass=2.5, growth=3.0, budget=10.0, searches=400) == 6.0
+    floor = filling.measure_fixed_cost() + Scorer.MIN_MOVETIME
+    few = int(3.0 / floor) // 2  # searches with twice the floor each in 3 s
+    many = int(3.0 / floor) + 10  # searches whose share of 3 s is below it
+    assert filling.most_searches(3.0) == int(3.0 / floor)
+    assert filling.next_pass_budget(left=6.0, last_pass=2.0, growth=2.0, budget=10.0, searches=few) == 6.0
+    assert filling.next_pass_budget(left=6.0, last_pass=2.5, growth=3.0, budget=10.0, searches=few) == 6.0
     assert filling.next_pass_budget(left=1.9, last_pass=0.5, growth=4.0, budget=10.0, searches=4) is None
-    many = int(3.0 / (fixed + Scorer.MIN_MOVETIME)) + 10  # searches whose share of 3 s is below it
     assert filling.next_pass_budget(left=3.0, last_pass=2.5, growth=2.0, budget=10.0, searches=many) is None
+    # A pass predicted to fit is refused too when its searches' shares are below that floor: 8,130
+    # searches at 300+5 ran 29.9 s of a 13 s budget so (their movetimes floored at the least one).
+    assert filling.next_pass_budget(left=3.0, last_pass=0.1, growth=2.0, budget=10.0, searches=few) == 3.0
+    assert filling.next_pass_budget(left=3.0, last_pass=0.1, growth=2.0, budget=10.0, searches=many) is None
 
 
 def test_a_king_capture_that_would_hang_the_queen_when_it_misses_is_not_taken_blindly() -> None:
