@@ -2,8 +2,9 @@
 
 Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...]   (the --out folders of `run_bot.py match`)
 
-Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the least
-clock left at any of our turns, the median share of the clock (base plus increments) left unused at
+Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the turns
+that ran past 1.2x their budget and the worst ratio of a turn's time to its budget, the least clock
+left at any of our turns, the median share of the clock (base plus increments) left unused at
 the end of a game (the issue's 300+5 target), internal errors and engine restarts. The strength
 tables' "s a turn", "kept at least" and "zero errors / restarts" come from here (the match's own
 summary.json gives W-L-D and Elo).
@@ -20,6 +21,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rbc_bot.gauntlet import clock_unused
 
+OVERRUN = 1.2  # a turn past this many times its budget ran over
+
 
 def turn_seconds(turn: dict) -> float:
     """Our clock's share of a turn: expansion of the opponent's move, sense and move. Logs written
@@ -32,6 +35,7 @@ def turn_seconds(turn: dict) -> float:
 def summarise(run: Path) -> str:
     totals = json.loads((run / "summary.json").read_text())["totals"]
     seconds: list[float] = []
+    ratios: list[float] = []  # a turn's time over its budget
     unused: list[float] = []
     least_left, errors, restarts = float("inf"), 0, 0
     for line in (run / "results.jsonl").read_text().splitlines():
@@ -45,6 +49,7 @@ def summarise(run: Path) -> str:
             path = found[0]
             turns = [json.loads(row) for row in path.read_text().splitlines()]
             seconds += [turn_seconds(t) for t in turns]
+            ratios += [turn_seconds(t) / t["budget"] for t in turns if t.get("budget")]
             least_left = min([least_left, *(t["seconds_left"] for t in turns if "seconds_left" in t)])
             errors += turns[-1].get("errors", 0) if turns else 0
             restarts += sum(t.get("engine_restarts", 0) for t in turns)
@@ -52,6 +57,8 @@ def summarise(run: Path) -> str:
     return (
         f"{run}: {totals['games']} games {totals['wins']}-{totals['losses']}-{totals['draws']} | "
         f"{len(seconds)} turns, {mean:.2f} s a turn (max {max(seconds, default=0):.1f}), "
+        f"{sum(r > OVERRUN for r in ratios)} past {OVERRUN}x their budget "
+        f"(worst {max(ratios, default=0):.2f}x), "
         f"least left {least_left:.1f} s, median clock unused {statistics.median(unused or [0.0]):.0%} | "
         f"errors {errors}, engine restarts {restarts}"
     )

@@ -1,4 +1,5 @@
-"""benchmarks/paired.py: games paired by seed and colour, pooled runs, the sign test, bad folders."""
+"""The scripts behind the strength records: benchmarks/paired.py (games paired by seed and colour,
+pooled runs, the sign test, bad folders) and benchmarks/turn_logs.py (clock figures, overrun turns)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "paired.py"
+KEPT = ROOT / "benchmarks" / "strength" / "2026-12-01-s7" / "base"  # session 7's main run, losses' logs kept
 sys.path.insert(0, str(SCRIPT.parent))
 import paired  # noqa: E402
+import turn_logs  # noqa: E402
 
 
 def write_run(folder: Path, games: list[tuple[int, str, str | None]]) -> Path:
@@ -57,3 +60,29 @@ def test_a_folder_without_results_is_one_line_on_stderr(tmp_path: Path) -> None:
     expected = f"paired.py: error: not a match folder (no results.jsonl): {tmp_path / 'nothing'}"
     assert done.stderr.strip().splitlines() == [expected]
     assert done.stdout == ""
+
+
+def test_turn_logs_reads_a_kept_record() -> None:
+    """Session 7's main run: 12 games, 9-3; the kept turn logs are the three losses' (83 turns), none
+    past 1.2x its budget (the worst 0.88x)."""
+    line = turn_logs.summarise(KEPT)
+    assert "12 games 9-3-0" in line
+    assert "83 turns" in line
+    assert "0 past 1.2x their budget (worst 0.88x)" in line
+
+
+def test_turn_logs_counts_a_turn_past_its_budget(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [(1, "white", "black")])
+    log = run / "game.json.turns.jsonl"
+    turns = [{"budget": 10.0, "seconds_turn": 9.0, "seconds_left": 100.0},
+             {"budget": 10.0, "seconds_turn": 25.0, "seconds_left": 80.0}]  # fmt: skip
+    log.write_text("".join(json.dumps(t) + "\n" for t in turns))
+    record = {"seed": 1, "a_color": "white", "winner": "black", "seconds": 120.0, "increment": 5.0,
+              "plies": 4, "seconds_left": {"white": 80.0, "black": 50.0},
+              "turn_logs": {"white": str(log)}}  # fmt: skip
+    (run / "results.jsonl").write_text(json.dumps(record) + "\n")
+    totals = {"games": 1, "wins": 0, "losses": 1, "draws": 0}
+    (run / "summary.json").write_text(json.dumps({"totals": totals}))
+    line = turn_logs.summarise(run)
+    assert "2 turns" in line and "1 past 1.2x their budget (worst 2.50x)" in line
+    assert "least left 80.0 s" in line
