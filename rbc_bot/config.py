@@ -52,6 +52,7 @@ class MoveConfig:
     consider_pass: bool = True  # the pass is a candidate too
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     king_capture_guard_value: int = 0  # ... unless a miss hangs the piece, if worth this many pawns (0: off)
+    king_capture_by_value: bool = False  # ... only if its expected score beats the best move's (scored first)
     quiet_check_bonus: float = 100.0  # centipawns for a check without capture: unseen, it wins next turn
     opening_turns: int = 0  # turns during which the opening plan is preferred (0: no plan)
     opening_bonus: float = 40.0  # centipawns on every board for a move of the opening plan

@@ -353,6 +353,32 @@ def test_the_last_pass_runs_only_where_each_search_gets_time_beyond_its_fixed_co
     assert filling.next_pass_budget(left=3.0, last_pass=0.1, growth=2.0, budget=10.0, searches=many) is None
 
 
+def test_by_value_a_king_capture_that_hangs_the_queen_on_a_miss_is_refused(scorer: Scorer) -> None:
+    """Qd1xd8 takes the king on one board in two (share 0.5 >= 0.3: the share rule takes it at once);
+    on the other the king on e8 takes the queen, a draw, where any quiet queen move wins on both boards.
+    Weighed by value the raid expects ~0.75 against ~1: refused."""
+    boards = boards_of("3k4/8/8/8/8/8/8/3QK3 w - - 0 1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
+    raid = chess.Move.from_uci("d1d8")
+    rng = np.random.default_rng(0)
+    at_once = choose_move(boards, actions(boards), scorer, MoveConfig(), 2.0, rng)
+    assert (at_once.move, at_once.reason) == (raid, "king-capture")
+    weighed = choose_move(boards, actions(boards), scorer, MoveConfig(king_capture_by_value=True), 2.0, rng)
+    assert weighed.reason == "best-worst" and weighed.move != raid
+    assert raid in [c.move for c in weighed.candidates], "the raid was scored, then refused"
+
+
+def test_by_value_a_king_capture_whose_miss_costs_nothing_is_taken(scorer: Scorer) -> None:
+    """Rd1xd8 takes the king on two boards in three; on the third the rook lands on d8 unattacked and
+    White still wins: the raid expects about 1, as much as any quiet move, so it is taken."""
+    boards = boards_of(
+        "3k4/8/8/8/8/8/8/3RK3 w - - 0 1", "3k3p/8/8/8/8/8/8/3RK3 w - - 0 1", "k7/8/8/8/8/8/8/3RK3 w - - 0 1"
+    )
+    config = MoveConfig(king_capture_by_value=True)
+    decision = choose_move(boards, actions(boards), scorer, config, 2.0, np.random.default_rng(0))
+    assert (decision.move, decision.reason) == (chess.Move.from_uci("d1d8"), "king-capture")
+    assert decision.candidates, "weighed against the scored candidates, not taken blindly"
+
+
 def test_a_king_capture_that_would_hang_the_queen_when_it_misses_is_not_taken_blindly() -> None:
     """Qd1xd8 takes the king on one board in two; on the other the king stands on e8 and takes the queen."""
     boards = boards_of("3k4/8/8/8/8/8/8/3QK3 w - - 0 1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
