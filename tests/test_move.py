@@ -332,6 +332,29 @@ def test_fill_budget_deepens_until_the_budget_is_used() -> None:
     assert elapsed <= 3.0, "each pass is capped by its movetime (generous bound: a loaded machine)"
 
 
+def test_boards_scored_are_bounded_by_what_the_searches_fixed_costs_allow() -> None:
+    """Twenty believed boards and a 2 s budget: the scorer's learned cost per evaluation would score
+    them all, but on a machine where each search costs 0.1 s beyond its movetime only about 16 searches
+    fit, so the fewest boards (``min_boards``) are scored rather than overrunning the turn."""
+    start = chess.Board()
+    start.push_uci("e2e4")
+    boards = []
+    for reply in list(start.legal_moves)[:20]:
+        board = start.copy()
+        board.push(reply)
+        boards.append(board)
+    config = MoveConfig()
+    with EnginePool(None, 1) as engine:
+        free = Scorer(engine, EngineConfig(workers=1))
+        free.fixed_cost = 0.0
+        unbounded = choose_move(boards, actions(boards), free, config, 2.0, np.random.default_rng(0))
+        loaded = Scorer(engine, EngineConfig(workers=1))
+        loaded.fixed_cost = 0.1
+        bounded = choose_move(boards, actions(boards), loaded, config, 2.0, np.random.default_rng(0))
+    assert unbounded.boards_scored == 20
+    assert bounded.boards_scored == config.min_boards
+
+
 def test_the_last_pass_runs_only_where_each_search_gets_time_beyond_its_fixed_cost(scorer: Scorer) -> None:
     """A 10 s budget, one engine: a next pass predicted to fit gets all that is left; one predicted
     not to fit gets it too if a fifth of the budget is left. Either way each search must get more than
