@@ -213,8 +213,8 @@ def choose_move(
 
     remaining = max(0.0, budget_seconds - (time.perf_counter() - started))
     n_boards = int(remaining / max(scorer.seconds_per_eval, 1e-5) / len(candidates))
-    # However cheap the learned cost per evaluation says a search is, each pays its fixed cost and the
-    # least movetime: more boards than that allows overran 10 s budgets by up to 2.4x in long games.
+    # However cheap the learned cost per evaluation says a search is, each pays its fixed cost and at
+    # least the least movetime: more boards than those allow would overrun the budget.
     n_boards = min(config.max_boards, n_boards, scorer.most_searches(0.85 * remaining) // len(candidates))
     n_boards = max(config.min_boards, n_boards)
     scored_boards = prioritised(attacked, others, n_boards, rng)

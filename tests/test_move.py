@@ -370,8 +370,8 @@ def test_the_last_pass_runs_only_where_each_search_gets_time_beyond_its_fixed_co
     assert filling.next_pass_budget(left=6.0, last_pass=2.5, growth=3.0, budget=10.0, searches=few) == 6.0
     assert filling.next_pass_budget(left=1.9, last_pass=0.5, growth=4.0, budget=10.0, searches=4) is None
     assert filling.next_pass_budget(left=3.0, last_pass=2.5, growth=2.0, budget=10.0, searches=many) is None
-    # A pass predicted to fit is refused too when its searches' shares are below that floor: 8,130
-    # searches at 300+5 ran 29.9 s of a 13 s budget so (their movetimes floored at the least one).
+    # A pass predicted to fit is refused too when its searches' shares are below that floor (their
+    # movetimes would be floored at the least one, and the pass would overrun).
     assert filling.next_pass_budget(left=3.0, last_pass=0.1, growth=2.0, budget=10.0, searches=few) == 3.0
     assert filling.next_pass_budget(left=3.0, last_pass=0.1, growth=2.0, budget=10.0, searches=many) is None
 
