@@ -292,7 +292,10 @@ class RayBackend:
         bot processes; they are not recorded."""
         if not refs:
             return
-        for ref in refs:
+        # Only games still running are cancelled: in Ray 2.x a cancel racing the reply of a task that
+        # just finished can fail a check inside Ray and end the driver (ray-project/ray#54260).
+        _, running = self.ray.wait(refs, num_returns=len(refs), timeout=0)
+        for ref in running:
             try:
                 self.ray.cancel(ref, force=False)
             except Exception as exc:  # already finished, or the cluster is gone
