@@ -20,14 +20,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from rbc_bot.runner import game_points
+
 Key = tuple[int, str]  # (seed, our colour)
-
-
-def points(record: dict) -> float:
-    """Our bot's points in one game (bot A is ours in every match of the project)."""
-    if record["winner"] is None:
-        return 0.5
-    return 1.0 if record["winner"] == record["a_color"] else 0.0
 
 
 def load_scores(runs: list[Path]) -> dict[Key, float]:
@@ -36,7 +32,7 @@ def load_scores(runs: list[Path]) -> dict[Key, float]:
     for run in runs:
         for line in (run / "results.jsonl").read_text().splitlines():
             record = json.loads(line)
-            games[(int(record["seed"]), record["a_color"])].append(points(record))
+            games[(int(record["seed"]), record["a_color"])].append(game_points(record, record["a_color"]))
     return {key: sum(p) / len(p) for key, p in games.items()}
 
 
