@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rbc_bot.runner import game_points
+from rbc_bot.stats import sign_test
 
 Key = tuple[int, str]  # (seed, our colour)
 
@@ -34,15 +34,6 @@ def load_scores(runs: list[Path]) -> dict[Key, float]:
             record = json.loads(line)
             games[(int(record["seed"]), record["a_color"])].append(game_points(record, record["a_color"]))
     return {key: sum(p) / len(p) for key, p in games.items()}
-
-
-def sign_test(better: int, worse: int) -> float:
-    """Exact two-sided binomial p-value of ``better`` against ``worse`` under no difference (p = 1/2)."""
-    n = better + worse
-    if n == 0:
-        return 1.0
-    tail = sum(math.comb(n, k) for k in range(min(better, worse) + 1)) / 2**n
-    return min(1.0, 2 * tail)
 
 
 def compare(base: dict[Key, float], candidate: dict[Key, float]) -> list[str]:

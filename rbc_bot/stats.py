@@ -176,3 +176,12 @@ def _half_points(points: float, limit: int) -> int:
     if abs(points * 2 - halves) > 1e-9 or not 0 <= halves <= 2 * limit:
         raise ValueError(f"a game scores 0, 0.5 or 1, got {points}")
     return halves
+
+
+def sign_test(better: int, worse: int) -> float:
+    """Exact two-sided binomial p-value of ``better`` against ``worse`` under no difference (p = 1/2)."""
+    n = better + worse
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, k) for k in range(min(better, worse) + 1)) / 2**n
+    return min(1.0, 2 * tail)

@@ -8,10 +8,16 @@ import subprocess
 import sys
 from pathlib import Path
 
+import chess
+
+from rbc_bot.replay.load import load_game
+from rbc_bot.replay.resim import resimulate
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "paired.py"
 KEPT = ROOT / "benchmarks" / "strength" / "2026-12-01-s7" / "base"  # session 7's main run, losses' logs kept
 sys.path.insert(0, str(SCRIPT.parent))
+import decisions  # noqa: E402
 import paired  # noqa: E402
 import turn_logs  # noqa: E402
 
@@ -86,3 +92,70 @@ def test_turn_logs_counts_a_turn_past_its_budget(tmp_path: Path) -> None:
     line = turn_logs.summarise(run)
     assert "2 turns" in line and "1 past 1.2x their budget (worst 2.50x)" in line
     assert "least left 80.0 s" in line
+
+
+# benchmarks/decisions.py: positions re-simulated from a kept game, both configurations judged on them.
+DECISIONS = ROOT / "benchmarks" / "decisions.py"
+KEPT_GAME = KEPT / "losses" / "rbc_bot-strangefish_bot-s1007-2026_12_01-17_54_13.json"
+
+
+def test_extract_keeps_every_uncertain_turn_with_our_pieces_as_on_the_true_board(tmp_path: Path) -> None:
+    positions = decisions.positions_of(KEPT_GAME, boards=50, seed=0)
+    side = resimulate(load_game(KEPT_GAME).history, chess.WHITE)
+    uncertain = [t.turn + 1 for t in side.turns if t.size_after_sense >= 2 and t.size_after_move is not None]
+    assert [p.turn for p in positions] == uncertain and len(positions) >= 5
+    log = [json.loads(line) for line in KEPT_GAME.with_name(KEPT_GAME.name + ".turns.jsonl").open()]
+    budgets = {row["turn"]: row["budget"] - row["seconds_sense"] for row in log}
+    for position in positions:
+        assert 2 <= len(position.boards) <= 50 and len(position.boards) == min(50, position.believed)
+        assert position.seconds == max(0.1, budgets[position.turn])
+        ours = position.truth.occupied_co[position.truth.turn]
+        assert all(board.occupied_co[board.turn] == ours and board.turn == position.truth.turn
+                   for board in position.boards)  # fmt: skip
+
+
+def test_two_equal_configurations_choose_alike_and_the_summary_says_so(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.jsonl.gz"
+    extract = [
+        sys.executable,
+        str(DECISIONS),
+        "extract",
+        str(KEPT_GAME),
+        "--out",
+        str(suite),
+        "--boards",
+        "12",
+    ]
+    extracted = subprocess.run(extract, capture_output=True, text=True, check=True)
+    assert extracted.stdout.endswith(f"positions written to {suite}\n")
+    same = ["engine.nodes=300", "engine.workers=1", "engine.deterministic=true", "move.max_candidates=4"]
+    flags = [f"--{side}-set={s}" for side in ("base", "candidate") for s in same]
+    done = subprocess.run(
+        [sys.executable, str(DECISIONS), "run", str(suite), "--sample", "3", "--judge-nodes", "2000",
+         "--seconds", "5", "--out", str(tmp_path / "rows.jsonl"), *flags],
+        capture_output=True, text=True, check=True, timeout=600,
+    )  # fmt: skip
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    assert len(rows) == 3 and all(
+        r["base"] == r["candidate"] and r["base_loss"] == r["candidate_loss"] for r in rows
+    )
+    assert "candidate - base +0.00" in done.stdout and "same loss on 3" in done.stdout
+
+
+def test_losses_are_expected_score_on_the_true_board() -> None:
+    judged = decisions.BoardJudgement
+    assert decisions.expected_loss(judged(None, 0.0, None, 0.0, False, False)) == 0.0
+    assert decisions.expected_loss(judged(None, 400.0, None, 0.0, False, False)) == 10 / 11 - 0.5
+    assert decisions.expected_loss(judged(None, 0.0, None, -20_000.0, True, False)) > 0.49
+    lines = decisions.summary([(0.1, 0.0), (0.0, 0.0), (0.0, 0.2)])
+    assert lines[0].startswith(
+        "3 positions: loss per 100 decisions base 3.33, candidate 6.67; candidate - base +3.33"
+    )
+    assert lines[1] == "candidate lost less on 1, more on 1 (sign test p = 1.00); same loss on 1"
+
+
+def test_a_missing_suite_is_one_line_on_stderr(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, str(DECISIONS), "run", str(tmp_path / "none.jsonl.gz")],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("decisions.py: error: ") and done.stderr.count("\n") == 1
