@@ -75,10 +75,12 @@ class Position:
 
 
 def game_files(inputs: list[Path]) -> Iterator[Path]:
-    """The game histories named or inside the folders named (a match's --out folder holds one per game)."""
+    """The game histories named, and those inside the folders named that our bot's turn log lies beside
+    (a match's --out folder holds one per game, and its own records)."""
     for path in inputs:
         if path.is_dir():
-            yield from sorted(p for p in path.glob("*.json") if p.name != "match.json")
+            games = path.glob("*.json")
+            yield from sorted(game for game in games if game.with_name(game.name + ".turns.jsonl").is_file())
         else:
             yield path
 
@@ -120,6 +122,7 @@ def extract(inputs: list[Path], out: Path, boards: int) -> None:
             for position in positions_of(path, boards, seed=index):
                 stream.write(json.dumps(position.as_dict()) + "\n")
                 count += 1
+            print(f"{path.name}: {count} positions so far", file=sys.stderr, flush=True)
     print(f"{count} positions written to {out}")
 
 
