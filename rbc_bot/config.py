@@ -50,6 +50,7 @@ class MoveConfig:
     max_boards: int = 400  # boards each candidate is scored on at most
     min_boards: int = 8  # boards scored however short the time
     consider_pass: bool = True  # the pass is a candidate too
+    near_tie: float = 0.0  # candidates this close (expected score) to the best aggregate: best mean wins
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     king_capture_guard_value: int = 0  # ... unless a miss hangs the piece, if worth this many pawns (0: off)
     king_capture_by_value: bool = False  # ... only if its expected score beats the best move's (scored first)
@@ -161,6 +162,7 @@ def validate(config: BotConfig) -> None:
             "need 1 <= move.min_boards <= move.max_boards",
         ),
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
+        (0.0 <= config.move.near_tie <= 1.0, "move.near_tie must be in [0, 1]"),
         (0.0 < config.move.blunder_board_weight <= 1.0, "move.blunder_board_weight must be in (0, 1]"),
         (0.0 <= config.sense.danger_min_share <= 1.0, "sense.danger_min_share must be in [0, 1]"),
         (config.sense.danger_always_below >= 0, "sense.danger_always_below must be >= 0"),

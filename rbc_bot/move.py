@@ -339,7 +339,10 @@ def rank(
     board_weights: np.ndarray | None = None,
 ) -> list[Candidate]:
     """Safety first: fewest boards where our king can then be captured, then the aggregate, then the
-    mean. (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)"""
+    mean. (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)
+    With ``config.near_tie``, candidates within that much expected score of the best aggregate are
+    ranked by their expected score over all boards: a worst board a few centipawns apart, which the
+    search's depth decides, then no longer outweighs what the move does on every other board."""
     losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
     values = aggregate(scores, config.aggregate, config.mix_min_weight, board_weights)
     ranked = [
@@ -347,6 +350,14 @@ def rank(
         for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)
     ]
     ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
+    if config.near_tie > 0 and len(ranked) > 1:
+        expected = dict(zip(candidates, aggregate(scores, "mean", 0.0, board_weights), strict=True))
+        top = ranked[0]
+        tied = (c for c in ranked if c.king_losses == top.king_losses)
+        near = [c for c in tied if top.score - c.score <= config.near_tie]
+        best = max(near, key=lambda c: expected[c.move])
+        ranked.remove(best)
+        ranked.insert(0, best)
     return ranked
 
 

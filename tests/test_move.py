@@ -25,6 +25,7 @@ from rbc_bot.move import (
     king_capture,
     our_king_attacked,
     quiet_checks,
+    rank,
     win_probability,
 )
 from rbc_bot.rules import revise
@@ -241,6 +242,24 @@ def test_blunder_boards_neither_buy_nor_condemn_a_king_capture() -> None:
         0.5 * (1 - 0.1 * (1 - 0.5)) + 0.5 * (0.1 * 0.5 * 2 + p[1, 2]) / 1.2
     )
     assert aggregate(scores, "min", 0.5, weights) == pytest.approx(aggregate(scores, "min", 0.5))
+
+
+def test_a_near_tie_on_the_worst_board_is_decided_by_the_mean() -> None:
+    """The first move's worst board is 10 cp better, the second is a pawn better everywhere else: by
+    the worst board alone the first wins; within a near tie of 0.03 expected score the mean decides.
+    A move that hangs our king on a board never enters the tie, however good its mean."""
+    scores = np.array(
+        [
+            [-200.0, 20.0, 20.0, 20.0],  # worst -200
+            [-210.0, 120.0, 120.0, 120.0],  # worst -210, a pawn better on three boards
+            [-30_000.0, 900.0, 900.0, 900.0],  # our king captured on board 1
+        ]
+    )
+    moves = [chess.Move.from_uci(m) for m in ("e2e4", "d2d4", "g1f3")]
+    assert rank(moves, scores, MoveConfig())[0].move == moves[0]
+    assert rank(moves, scores, MoveConfig(near_tie=0.03))[0].move == moves[1]
+    assert rank(moves, scores, MoveConfig(near_tie=1.0))[0].move == moves[1]
+    assert rank([moves[0], moves[2]], scores[[0, 2]], MoveConfig(near_tie=1.0))[0].move == moves[0]
 
 
 def test_board_likelihoods_weigh_down_boards_with_the_king_en_prise() -> None:
