@@ -27,9 +27,10 @@ import math
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import chess
 import numpy as np
@@ -126,9 +127,14 @@ def extract(inputs: list[Path], out: Path, boards: int) -> None:
     print(f"{count} positions written to {out}")
 
 
-def load_suite(path: Path) -> list[Position]:
+def load_suite(path: Path, sample: int = 0, seed: int = 0) -> list[Position]:
+    """The suite's positions, or ``sample`` of them drawn at random (only those are decoded to boards)."""
     with gzip.open(path, "rt") as stream:
-        return [Position.from_dict(json.loads(line)) for line in stream if line.strip()]
+        lines = [line for line in stream if line.strip()]
+    if sample and sample < len(lines):
+        pick = np.random.default_rng(seed).choice(len(lines), size=sample, replace=False)
+        lines = [lines[i] for i in sorted(pick)]
+    return [Position.from_dict(json.loads(line)) for line in lines]
 
 
 class Chooser:
@@ -164,7 +170,7 @@ def expected_loss(judgement: BoardJudgement) -> float:
 
 
 def compare(suite: list[Position], base: Chooser, candidate: Chooser, judge: Searcher,
-            seconds: float | None, out: Any) -> list[tuple[float, float]]:  # fmt: skip
+            seconds: float | None, out: TextIO | None) -> list[tuple[float, float]]:  # fmt: skip
     """Each position's (base loss, candidate loss), base and candidate deciding in turn."""
     losses: list[tuple[float, float]] = []
     for index, position in enumerate(suite):
@@ -183,7 +189,8 @@ def compare(suite: list[Position], base: Chooser, candidate: Chooser, judge: Sea
             "base_loss": pair[0],
             "candidate_loss": pair[1],
         }
-        print(json.dumps(row), file=out, flush=True)
+        if out is not None:
+            print(json.dumps(row), file=out, flush=True)
     return losses
 
 
@@ -211,19 +218,15 @@ def summary(losses: list[tuple[float, float]]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> None:
-    suite = load_suite(args.suite)
-    if args.sample and args.sample < len(suite):
-        pick = np.random.default_rng(args.seed).choice(len(suite), size=args.sample, replace=False)
-        suite = [suite[i] for i in sorted(pick)]
+    suite = load_suite(args.suite, args.sample, args.seed)
     base = Chooser(load_config(None, args.base_set))
     candidate = Chooser(load_config(None, args.candidate_set))
     started = time.perf_counter()
-    out = open(args.out, "w") if args.out else open("/dev/null", "w")  # noqa: SIM115 (closed below)
     try:
-        with Searcher(workers=2, nodes=args.judge_nodes) as judge:
+        with ExitStack() as files, Searcher(workers=2, nodes=args.judge_nodes) as judge:
+            out = files.enter_context(args.out.open("w")) if args.out else None
             losses = compare(suite, base, candidate, judge, args.seconds, out)
     finally:
-        out.close()
         base.close()
         candidate.close()
     for line in summary(losses):
