@@ -170,12 +170,15 @@ def expected_loss(judgement: BoardJudgement) -> float:
 
 
 def compare(suite: list[Position], base: Chooser, candidate: Chooser, judge: Searcher,
-            seconds: float | None, out: TextIO | None) -> list[tuple[float, float]]:  # fmt: skip
-    """Each position's (base loss, candidate loss), base and candidate deciding in turn."""
+            seconds: float | None, out: TextIO | None,
+            candidate_scale: float = 1.0) -> list[tuple[float, float]]:  # fmt: skip
+    """Each position's (base loss, candidate loss), base and candidate deciding in turn; the candidate
+    gets ``candidate_scale`` times the base's budget (what more time per move is worth)."""
     losses: list[tuple[float, float]] = []
     for index, position in enumerate(suite):
         budget = seconds or position.seconds or 2.0
-        moves = [chooser.choose(position, budget, seed=index) for chooser in (base, candidate)]
+        budgets = (budget, budget * candidate_scale)
+        moves = [c.choose(position, b, seed=index) for c, b in zip((base, candidate), budgets, strict=True)]
         judged = {move: judge.judge([(position.truth, move)])[0] for move in dict.fromkeys(moves)}
         pair = (expected_loss(judged[moves[0]]), expected_loss(judged[moves[1]]))
         losses.append(pair)
@@ -184,6 +187,7 @@ def compare(suite: list[Position], base: Chooser, candidate: Chooser, judge: Sea
             "turn": position.turn,
             "believed": position.believed,
             "seconds": budget,
+            "candidate_seconds": budgets[1],
             "base": uci(moves[0]),
             "candidate": uci(moves[1]),
             "base_loss": pair[0],
@@ -218,6 +222,8 @@ def summary(losses: list[tuple[float, float]]) -> list[str]:
 
 
 def run(args: argparse.Namespace) -> None:
+    if not args.candidate_time > 0:
+        raise ValueError(f"--candidate-time must be positive, not {args.candidate_time}")
     suite = load_suite(args.suite, args.sample, args.seed)
     base = Chooser(load_config(None, args.base_set))
     candidate = Chooser(load_config(None, args.candidate_set))
@@ -225,7 +231,7 @@ def run(args: argparse.Namespace) -> None:
     try:
         with ExitStack() as files, Searcher(workers=2, nodes=args.judge_nodes) as judge:
             out = files.enter_context(args.out.open("w")) if args.out else None
-            losses = compare(suite, base, candidate, judge, args.seconds, out)
+            losses = compare(suite, base, candidate, judge, args.seconds, out, args.candidate_time)
     finally:
         base.close()
         candidate.close()
@@ -248,6 +254,8 @@ def main() -> None:
     judge.add_argument("--sample", type=int, default=0, help="N positions drawn at random (default: all)")
     judge.add_argument("--seed", type=int, default=0, help="which N positions --sample draws")
     judge.add_argument("--seconds", type=float, default=None, help="move budget (default: the bot's own)")
+    judge.add_argument("--candidate-time", type=float, default=1.0, metavar="SCALE",
+                       help="the candidate's budget as a multiple of the base's (default 1)")  # fmt: skip
     judge.add_argument("--judge-nodes", type=int, default=100_000)
     judge.add_argument("--out", type=Path, help="one JSON line per position")
     args = parser.parse_args()

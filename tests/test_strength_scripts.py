@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import chess
+import pytest
 
 from rbc_bot.replay.load import load_game
 from rbc_bot.replay.resim import resimulate
@@ -139,6 +140,7 @@ def test_two_equal_configurations_choose_alike_and_the_summary_says_so(tmp_path:
     assert len(rows) == 3 and all(
         r["base"] == r["candidate"] and r["base_loss"] == r["candidate_loss"] for r in rows
     )
+    assert all(r["seconds"] == r["candidate_seconds"] == 5 for r in rows)
     assert "candidate - base +0.00" in done.stdout and "same loss on 3" in done.stdout
 
 
@@ -154,8 +156,13 @@ def test_losses_are_expected_score_on_the_true_board() -> None:
     assert lines[1] == "candidate lost less on 1, more on 1 (sign test p = 1.00); same loss on 1"
 
 
-def test_a_missing_suite_is_one_line_on_stderr(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, str(DECISIONS), "run", str(tmp_path / "none.jsonl.gz")],
+BAD_RUNS = [([], "none.jsonl.gz"), (["--candidate-time", "0"], "--candidate-time")]
+
+
+@pytest.mark.parametrize(("extra", "says"), BAD_RUNS)
+def test_bad_run_input_is_one_line_on_stderr(tmp_path: Path, extra: list[str], says: str) -> None:
+    done = subprocess.run([sys.executable, str(DECISIONS), "run", str(tmp_path / "none.jsonl.gz"), *extra],
                           capture_output=True, text=True, check=False)  # fmt: skip
+    assert says in done.stderr
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("decisions.py: error: ") and done.stderr.count("\n") == 1
