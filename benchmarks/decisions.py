@@ -39,8 +39,9 @@ from reconchess.utilities import move_actions
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rbc_bot.config import BotConfig, load_config
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import choose_move, win_probability
+from rbc_bot.move import choose_move
 from rbc_bot.opening import opening_bonuses
+from rbc_bot.ranking import win_probability
 from rbc_bot.replay.judge import BoardJudgement, Searcher
 from rbc_bot.replay.load import ReplayError, load_game
 from rbc_bot.replay.resim import resimulate

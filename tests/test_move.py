@@ -18,15 +18,11 @@ from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool, can_capture_king
 from rbc_bot.move import (
     MoveDecision,
-    aggregate,
-    board_likelihoods,
     choose_move,
     exposes_king,
     king_capture,
     our_king_attacked,
     quiet_checks,
-    rank,
-    win_probability,
 )
 from rbc_bot.rules import revise
 from rbc_bot.scorer import Scorer
@@ -186,90 +182,6 @@ def test_mean_aggregation_weighs_expected_score_not_raw_centipawns(scorer: Score
     best = decision.candidates[0]
     assert best.king_losses == 0
     assert best.score == max(c.score for c in decision.candidates if c.king_losses == 0)
-
-
-def test_aggregates_are_expected_scores() -> None:
-    mate_and_blunder = np.array([[19_500.0, -500.0]])
-    won_and_level = np.array([[500.0, 0.0]])
-    assert win_probability(np.array([0.0]))[0] == pytest.approx(0.5)
-    assert win_probability(np.array([400.0]))[0] == pytest.approx(10 / 11)
-    assert aggregate(mate_and_blunder, "mean", 0.3)[0] == pytest.approx(
-        (1 + 1 / (1 + 10**1.25)) / 2, abs=1e-6
-    )
-    assert aggregate(mate_and_blunder, "mean", 0.3)[0] < aggregate(won_and_level, "mean", 0.3)[0]
-    assert aggregate(won_and_level, "min", 0.3)[0] == pytest.approx(0.5)
-    mix = aggregate(won_and_level, "mix", 0.3)[0]
-    assert mix == pytest.approx(0.3 * 0.5 + 0.7 * (0.5 + 1 / (1 + 10**-1.25)) / 2)
-    with pytest.raises(ValueError, match="unknown aggregate"):
-        aggregate(won_and_level, "max", 0.3)
-
-
-def test_regret_ignores_a_board_every_move_loses() -> None:
-    """Board 2 is lost whatever we do (the sacrifice loses a little less there); on board 1 the
-    sacrifice gives up a piece. ``min`` follows the hopeless board and sacrifices; ``regret`` sees that
-    no move helps there and keeps the piece, as ``mean`` would."""
-    scores = np.array(
-        [
-            [150.0, -1_400.0],  # quiet move: fine on board 1, lost on board 2
-            [-300.0, -1_200.0],  # sacrifice: a piece down on board 1, lost anyway on board 2
-        ]
-    )
-    assert np.argmax(aggregate(scores, "min", 0.5)) == 1
-    assert np.argmax(aggregate(scores, "mean", 0.5)) == 0
-    assert np.argmax(aggregate(scores, "regret", 0.5)) == 0
-    # The worst regret is the sacrifice's on board 1: the best move there minus it, in expected score.
-    p = win_probability(scores)
-    expected = 0.5 * (1 - (p[0, 0] - p[1, 0])) + 0.5 * p[1].mean()
-    assert aggregate(scores, "regret", 0.5)[1] == pytest.approx(expected)
-    # A move that is the best on every board has no regret: its value is w + (1 - w) x its mean.
-    assert aggregate(scores[:1], "regret", 0.5)[0] == pytest.approx(0.5 + 0.5 * p[0].mean())
-
-
-def test_blunder_boards_neither_buy_nor_condemn_a_king_capture() -> None:
-    """Two of three boards left the opponent's king en prise: the capture takes it there and loses the
-    queen on the third board. Counted alike, those boards buy the raid under ``mean`` and ``regret`` (a
-    quiet move "regrets" not taking the king); weighed at 0.1, both keep the queen. ``min`` ignores
-    the weights: the raid's worst board is its worst either way."""
-    KING, QUEEN_LOST = 20_000.0, -900.0
-    scores = np.array([[KING, KING, QUEEN_LOST], [0.0, 0.0, 50.0]])  # raid, quiet move
-    weights = np.array([0.1, 0.1, 1.0])
-    for method in ("mean", "regret"):
-        assert np.argmax(aggregate(scores, method, 0.5)) == 0
-        assert np.argmax(aggregate(scores, method, 0.5, weights)) == 1
-    p = win_probability(scores)
-    assert aggregate(scores, "mean", 0.5, weights)[1] == pytest.approx((0.1 * 0.5 * 2 + p[1, 2]) / 1.2)
-    assert aggregate(scores, "regret", 0.5, weights)[1] == pytest.approx(
-        0.5 * (1 - 0.1 * (1 - 0.5)) + 0.5 * (0.1 * 0.5 * 2 + p[1, 2]) / 1.2
-    )
-    assert aggregate(scores, "min", 0.5, weights) == pytest.approx(aggregate(scores, "min", 0.5))
-
-
-def test_a_near_tie_on_the_worst_board_is_decided_by_the_mean() -> None:
-    """The first move's worst board is 10 cp better, the second is a pawn better everywhere else: by
-    the worst board alone the first wins; within a near tie of 0.03 expected score the mean decides.
-    A move that hangs our king on a board never enters the tie, however good its mean."""
-    scores = np.array(
-        [
-            [-200.0, 20.0, 20.0, 20.0],  # worst -200
-            [-210.0, 120.0, 120.0, 120.0],  # worst -210, a pawn better on three boards
-            [-30_000.0, 900.0, 900.0, 900.0],  # our king captured on board 1
-        ]
-    )
-    moves = [chess.Move.from_uci(m) for m in ("e2e4", "d2d4", "g1f3")]
-    assert rank(moves, scores, MoveConfig())[0].move == moves[0]
-    assert rank(moves, scores, MoveConfig(near_tie=0.03))[0].move == moves[1]
-    assert rank(moves, scores, MoveConfig(near_tie=1.0))[0].move == moves[1]
-    assert rank([moves[0], moves[2]], scores[[0, 2]], MoveConfig(near_tie=1.0))[0].move == moves[0]
-
-
-def test_board_likelihoods_weigh_down_boards_with_the_king_en_prise() -> None:
-    boards = boards_of(
-        "4k3/8/8/8/8/8/8/4RK2 w - - 0 1",  # our rook on e1 takes the king on e8
-        "4k3/8/8/8/8/8/8/3R1K2 w - - 0 1",  # our rook on d1 does not
-        "4k3/8/8/8/8/8/8/4r1K1 b - - 0 1",  # as Black: the rook on e1 takes the king on g1
-    )
-    assert board_likelihoods(boards, 0.25).tolist() == [0.25, 1.0, 0.25]
-    assert board_likelihoods(boards, 1.0).tolist() == [1.0, 1.0, 1.0]
 
 
 def test_single_legal_choice(scorer: Scorer) -> None:

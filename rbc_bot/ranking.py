@@ -1,0 +1,100 @@
+"""Ranking the move selector's candidates from their scores over the believed boards: expected scores
+from centipawns, aggregates over boards (worst, mean, mixes, regret), board likelihoods, safety first,
+and the near-tie rule; and whether a king capture is worth more than the ranking's choice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import chess
+import numpy as np
+
+from rbc_bot.config import MoveConfig
+from rbc_bot.engine import KING_CAPTURE_SCORE, king_capture_moves
+
+
+@dataclass
+class Candidate:
+    move: chess.Move | None
+    worst: float
+    mean: float
+    score: float  # the aggregate the choice is made on
+    king_losses: int = 0  # scored boards on which the opponent can then capture our king
+
+
+def win_probability(cp: np.ndarray) -> np.ndarray:
+    """Expected score from centipawns (logistic: 400 cp is 10:1 odds). Aggregating these rather than raw
+    centipawns keeps a mate on one board (+20,000) from outweighing a lost queen on three others."""
+    return 1.0 / (1.0 + np.power(10.0, -np.clip(cp, -4000.0, 4000.0) / 400.0))
+
+
+def aggregate(
+    scores: np.ndarray, method: str, min_weight: float, board_weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Each candidate's value over the boards (``scores``: candidates x boards, centipawns), as an
+    expected score in [0, 1]: the worst board (``min``), the average board (``mean``), ``min_weight`` of
+    the worst plus the rest of the average (``mix``), or ``min_weight`` of one minus the largest regret
+    plus the rest of the average (``regret``). A board's regret is how much worse the move does there
+    than the best candidate on that board: a board on which every move loses costs no candidate
+    anything, where under ``min`` it sets every candidate's value and hides their differences.
+    ``board_weights`` (one per board, at most 1) say how likely each board is: they weigh the average
+    and scale each board's regret, so an unlikely board can neither buy a move nor condemn one; the
+    worst board stays unweighted (a board is either possible or not)."""
+    p = win_probability(scores)
+    w = np.ones(p.shape[1]) if board_weights is None else np.asarray(board_weights, dtype=np.float64)
+    mean = (p * w).sum(axis=1) / max(float(w.sum()), 1e-12)
+    if method == "min":
+        return p.min(axis=1)
+    if method == "mean":
+        return mean
+    if method == "mix":
+        return min_weight * p.min(axis=1) + (1 - min_weight) * mean
+    if method == "regret":
+        regret = (p.max(axis=0, keepdims=True) - p) * w
+        return min_weight * (1.0 - regret.max(axis=1)) + (1 - min_weight) * mean
+    raise ValueError(f"unknown aggregate {method!r} (min, mean, mix, regret)")
+
+
+def board_likelihoods(boards: Sequence[chess.Board], blunder_weight: float) -> np.ndarray:
+    """How likely each board is, given that the opponent moved last: ``blunder_weight`` where it left
+    its king capturable (a strong opponent rarely does), 1 elsewhere."""
+    return np.array([blunder_weight if king_capture_moves(b) else 1.0 for b in boards], dtype=np.float64)
+
+
+def rank(
+    candidates: Sequence[chess.Move | None],
+    scores: np.ndarray,
+    config: MoveConfig,
+    board_weights: np.ndarray | None = None,
+) -> list[Candidate]:
+    """Safety first: fewest boards where our king can then be captured, then the aggregate, then the
+    mean. (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)
+    With ``config.near_tie``, candidates within that much expected score of the best aggregate are
+    ranked by their expected score over all boards: a worst board a few centipawns apart, which the
+    search's depth decides, then no longer outweighs what the move does on every other board."""
+    losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
+    values = aggregate(scores, config.aggregate, config.mix_min_weight, board_weights)
+    ranked = [
+        Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost))
+        for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)
+    ]
+    ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
+    if config.near_tie > 0 and len(ranked) > 1:
+        expected = dict(zip(candidates, aggregate(scores, "mean", 0.0, board_weights), strict=True))
+        top = ranked[0]
+        tied = (c for c in ranked if c.king_losses == top.king_losses)
+        near = [c for c in tied if top.score - c.score <= config.near_tie]
+        best = max(near, key=lambda c: expected[c.move])
+        ranked.remove(best)
+        ranked.insert(0, best)
+    return ranked
+
+
+def worth_raiding(scores: np.ndarray, raid: int, best: int) -> bool:
+    """Whether the king capture in row ``raid`` of ``scores`` expects at least what the ranking's choice
+    (row ``best``) expects: its hits count 1 each, its misses what the engine says of them. A raid that
+    hits on a third of the boards and hangs the queen on the rest expects ~0.4 where a quiet move in an
+    even game expects ~0.5; one that hits on half of them and keeps the piece safe expects more."""
+    expected = win_probability(scores[[raid, best]]).mean(axis=1)
+    return bool(expected[0] >= expected[1])
