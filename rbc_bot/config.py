@@ -51,6 +51,9 @@ class MoveConfig:
     min_boards: int = 8  # boards scored however short the time
     consider_pass: bool = True  # the pass is a candidate too
     near_tie: float = 0.0  # candidates this close (expected score) to the best aggregate: best mean wins
+    second_look: int = 0  # the best this many candidates are searched again, deeper (0, 1: no second look)
+    second_look_share: float = 0.25  # ... with this share of the move budget
+    second_look_boards: int = 4  # ... on each one's this many worst boards
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     king_capture_guard_value: int = 0  # ... unless a miss hangs the piece, if worth this many pawns (0: off)
     king_capture_by_value: bool = False  # ... only if its expected score beats the best move's (scored first)
@@ -163,6 +166,9 @@ def validate(config: BotConfig) -> None:
         ),
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
         (0.0 <= config.move.near_tie <= 1.0, "move.near_tie must be in [0, 1]"),
+        (config.move.second_look >= 0, "move.second_look must be >= 0"),
+        (0.0 < config.move.second_look_share < 1.0, "move.second_look_share must be in (0, 1)"),
+        (config.move.second_look_boards >= 1, "move.second_look_boards must be >= 1"),
         (0.0 < config.move.blunder_board_weight <= 1.0, "move.blunder_board_weight must be in (0, 1]"),
         (0.0 <= config.sense.danger_min_share <= 1.0, "sense.danger_min_share must be in [0, 1]"),
         (config.sense.danger_always_below >= 0, "sense.danger_always_below must be >= 0"),

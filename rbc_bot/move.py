@@ -171,9 +171,9 @@ def choose_move(
     n_boards = min(config.max_boards, n_boards, scorer.most_searches(0.85 * remaining) // len(candidates))
     n_boards = max(config.min_boards, n_boards)
     scored_boards = prioritised(attacked, others, n_boards, rng)
-    played = play_out(candidates, scored_boards, config, progress_bonus)
-    played.bonus += np.array([bonuses.get(m, 0.0) for m in candidates])[:, None]
-    remaining = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
+    played = play_out(candidates, scored_boards, config, progress_bonus, bonuses)
+    look_share = config.second_look_share if config.second_look > 1 else 0.0
+    remaining = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85 * (1 - look_share)
     depth = scorer.plan_depth(len(played.children), remaining)
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
@@ -181,6 +181,10 @@ def choose_move(
     weighed = config.blunder_board_weight < 1.0  # at 1 every board weighs the same: nothing to look for
     weights = board_likelihoods(scored_boards, config.blunder_board_weight) if weighed else None
     ranked = rank(candidates, scores, config, weights)
+    if look_share:
+        left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
+        look = SecondLook(candidates, scored_boards, scores, weights)
+        ranked = look.rerank(ranked, scorer, config, left, progress_bonus, bonuses)
     if raid is not None and worth_raiding(scores, candidates.index(raid), candidates.index(ranked[0].move)):
         return MoveDecision(raid, "king-capture", ranked, len(scored_boards), len(played.children), depth)
     return MoveDecision(ranked[0].move, "best-worst", ranked, len(scored_boards), len(played.children), depth)
@@ -243,11 +247,13 @@ def play_out(
     boards: Sequence[chess.Board],
     config: MoveConfig,
     progress_bonus: float,
+    move_bonuses: dict[chess.Move | None, float] | None = None,
 ) -> PlayedOut:
     """Play each candidate on each board with RBC revision; evaluate each distinct position once.
 
-    Bonuses: progress (a pawn move or capture, near the 100-ply rule), and a quiet check: the opponent
-    is told nothing of it, and unless it senses the checker it loses its king."""
+    Bonuses: progress (a pawn move or capture, near the 100-ply rule), a quiet check (the opponent is
+    told nothing of it, and unless it senses the checker it loses its king), and ``move_bonuses`` (a
+    move's centipawns on every board, e.g. the opening plan's)."""
     children: list[chess.Board] = []
     index_of: dict[tuple[int, ...], int] = {}
     cell = np.zeros((len(candidates), len(boards)), dtype=np.int64)
@@ -273,7 +279,45 @@ def play_out(
                 index_of[key] = len(children)
                 children.append(child)
             cell[i, j] = index_of[key]
+    if move_bonuses:
+        bonus += np.array([move_bonuses.get(m, 0.0) for m in candidates])[:, None]
     return PlayedOut(children, cell, fixed, bonus)
+
+
+@dataclass
+class SecondLook:
+    """A deeper look at the best few candidates where it matters: the boards that set their worst
+    values. Under large beliefs the first pass searches a few plies deep, and two runs of the same bot
+    choose differently on about 4 uncertain turns in 10: near-equal candidates are told apart by the
+    depth of the searches on their worst boards, so those boards get the deeper searches."""
+
+    candidates: Sequence[chess.Move | None]
+    boards: Sequence[chess.Board]
+    scores: np.ndarray  # candidates x boards, our centipawns from the first pass
+    weights: np.ndarray | None
+
+    def rerank(
+        self,
+        ranked: list[Candidate],
+        scorer: Scorer,
+        config: MoveConfig,
+        seconds: float,
+        progress_bonus: float,
+        move_bonuses: dict[chess.Move | None, float],
+    ) -> list[Candidate]:
+        """``ranked`` with its top ``config.second_look`` candidates (as safe as the best) re-ranked on
+        their ``config.second_look_boards`` worst boards each, searched again within ``seconds``."""
+        top = [c for c in ranked[: config.second_look] if c.king_losses == ranked[0].king_losses]
+        if len(top) < 2 or seconds <= 0:
+            return ranked
+        moves = [c.move for c in top]
+        rows = self.scores[[self.candidates.index(m) for m in moves]]
+        worst = np.argsort(rows, axis=1)[:, : config.second_look_boards]
+        columns = sorted(set(worst.ravel().tolist()))
+        played = play_out(moves, [self.boards[j] for j in columns], config, progress_bonus, move_bonuses)
+        deep = scorer.evaluate(played.children, scorer.config.max_depth, seconds, learn=False)
+        rows[:, columns] = played.scores(-np.asarray(deep, dtype=np.float64))
+        return rank(moves, rows, config, self.weights) + ranked[len(top) :]
 
 
 def candidate_values(

@@ -89,10 +89,15 @@ class Scorer:
         return {"depth": depth or self.config.depth, "movetime": movetime}
 
     def evaluate(
-        self, boards: Sequence[chess.Board], depth: int | None = None, budget_seconds: float | None = None
+        self,
+        boards: Sequence[chess.Board],
+        depth: int | None = None,
+        budget_seconds: float | None = None,
+        learn: bool = True,
     ) -> list[float]:
         """Scores for the side to move; with ``budget_seconds`` each search is also capped in time, so a
-        depth planned on a stale cost estimate cannot overrun the turn."""
+        depth planned on a stale cost estimate cannot overrun the turn. ``learn=False``: the time taken
+        says nothing of a depth-1 evaluation's cost (searches as deep as their movetime allows)."""
         if not boards:
             return []
         started = time.perf_counter()
@@ -104,7 +109,7 @@ class Scorer:
         elapsed = time.perf_counter() - started
         self.evaluations += len(boards)
         truncated = budget_seconds is not None and elapsed >= 0.8 * budget_seconds
-        if not truncated:  # a search stopped by its time cap says nothing about the cost of its depth
+        if learn and not truncated:  # a search stopped by its time cap says nothing of its depth's cost
             scale = self.DEPTH_GROWTH ** ((depth or self.config.depth) - 1)
             self.seconds_per_eval = 0.7 * self.seconds_per_eval + 0.3 * (elapsed / len(boards) / scale)
         return scores

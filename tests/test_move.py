@@ -18,12 +18,14 @@ from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool, can_capture_king
 from rbc_bot.move import (
     MoveDecision,
+    SecondLook,
     choose_move,
     exposes_king,
     king_capture,
     our_king_attacked,
     quiet_checks,
 )
+from rbc_bot.ranking import rank
 from rbc_bot.rules import revise
 from rbc_bot.scorer import Scorer
 
@@ -343,3 +345,21 @@ def test_a_king_capture_that_would_hang_the_queen_when_it_misses_is_not_taken_bl
     assert not exposes_king(boards, capture, 10, rng), "our king is safe either way"
     assert exposes_king(boards, capture, 10, rng, guard_value=9), "but the queen hangs on a miss"
     assert not exposes_king(boards, chess.Move.from_uci("d1d2"), 10, rng, guard_value=9)
+
+
+def test_the_second_look_corrects_a_shallow_pass_on_the_worst_boards(scorer: Scorer) -> None:
+    """A queen up, a first pass (here made up) says the sortie Qd5 beats a2a3 on both boards; on the
+    first board a pawn takes the queen, and a level pawn ending is left. Searched again on each top
+    candidate's worst board, a2a3 leads, and the candidates below the top keep their place."""
+    boards = boards_of("4k3/8/4p3/8/8/8/P7/3QK3 w - - 0 1", "4k3/8/8/8/8/8/P7/3QK3 w - - 0 1")
+    sortie, quiet, king = (chess.Move.from_uci(m) for m in ("d1d5", "a2a3", "e1e2"))
+    first_pass = np.array([[950.0, 960.0], [900.0, 910.0], [800.0, 800.0]])
+    config = MoveConfig(second_look=2, second_look_boards=1)
+    ranked = rank([sortie, quiet, king], first_pass, config)
+    assert [c.move for c in ranked] == [sortie, quiet, king]
+    look = SecondLook([sortie, quiet, king], boards, first_pass, None)
+    looked = look.rerank(ranked, scorer, config, 2.0, 0.0, {})
+    assert [c.move for c in looked] == [quiet, sortie, king]
+    assert looked[1].worst < 200  # the level pawn ending
+    assert looked[1].mean == pytest.approx((looked[1].worst + 960.0) / 2)  # the second board kept
+    assert look.rerank(ranked, scorer, MoveConfig(second_look=1), 2.0, 0.0, {}) == ranked
