@@ -33,6 +33,8 @@ def test_defaults_file_then_overrides(tmp_path: Path) -> None:
         ("move.top_k=0", "move.top_k must be >= 1"),
         ("clock.sense_share=1.5", "clock.sense_share must be in"),
         ("move.blunder_board_weight=0", "move.blunder_board_weight must be in"),
+        ("move.second_look_share=1", "move.second_look_share must be in"),
+        ("move.second_look_boards=0", "move.second_look_boards must be >= 1"),
         ("move.top_k", "is not key=value"),
     ],
 )
