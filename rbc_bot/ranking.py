@@ -30,17 +30,23 @@ def win_probability(cp: np.ndarray) -> np.ndarray:
 
 
 def aggregate(
-    scores: np.ndarray, method: str, min_weight: float, board_weights: np.ndarray | None = None
+    scores: np.ndarray,
+    method: str,
+    min_weight: float,
+    board_weights: np.ndarray | None = None,
+    tail_share: float = 0.1,
 ) -> np.ndarray:
     """Each candidate's value over the boards (``scores``: candidates x boards, centipawns), as an
     expected score in [0, 1]: the worst board (``min``), the average board (``mean``), ``min_weight`` of
-    the worst plus the rest of the average (``mix``), or ``min_weight`` of one minus the largest regret
-    plus the rest of the average (``regret``). A board's regret is how much worse the move does there
-    than the best candidate on that board: a board on which every move loses costs no candidate
-    anything, where under ``min`` it sets every candidate's value and hides their differences.
-    ``board_weights`` (one per board, at most 1) say how likely each board is: they weigh the average
-    and scale each board's regret, so an unlikely board can neither buy a move nor condemn one; the
-    worst board stays unweighted (a board is either possible or not)."""
+    the worst plus the rest of the average (``mix``), ``min_weight`` of one minus the largest regret
+    plus the rest of the average (``regret``), or the average of its worst ``tail_share`` of the boards
+    (``tail``). A board's regret is how much worse the move does there than the best candidate on that
+    board: a board on which every move loses costs no candidate anything, where under ``min`` it sets
+    every candidate's value and hides their differences; ``tail`` keeps min's caution but sees past
+    one such board to the next worst ones. ``board_weights`` (one per board, at most 1) say how likely
+    each board is: they weigh the average, the tail and each board's regret, so an unlikely board can
+    neither buy a move nor condemn one; the worst board stays unweighted (a board is either possible
+    or not)."""
     p = win_probability(scores)
     w = np.ones(p.shape[1]) if board_weights is None else np.asarray(board_weights, dtype=np.float64)
     mean = (p * w).sum(axis=1) / max(float(w.sum()), 1e-12)
@@ -53,7 +59,22 @@ def aggregate(
     if method == "regret":
         regret = (p.max(axis=0, keepdims=True) - p) * w
         return min_weight * (1.0 - regret.max(axis=1)) + (1 - min_weight) * mean
-    raise ValueError(f"unknown aggregate {method!r} (min, mean, mix, regret)")
+    if method == "tail":
+        return tail_mean(p, w, tail_share)
+    raise ValueError(f"unknown aggregate {method!r} (min, mean, mix, regret, tail)")
+
+
+def tail_mean(p: np.ndarray, weights: np.ndarray, share: float) -> np.ndarray:
+    """Each row's weighted average over its worst boards holding ``share`` of the total weight (the
+    board on the boundary counted in part): the expected score when things go as badly as they do in
+    that share of the boards. ``share`` -> 0 is the worst board, 1 the mean."""
+    order = np.argsort(p, axis=1)
+    ordered = np.take_along_axis(p, order, axis=1)
+    w = weights[order]
+    target = max(share * float(weights.sum()), 1e-12)
+    before = np.cumsum(w, axis=1) - w
+    taken = np.clip(target - before, 0.0, w)
+    return (ordered * taken).sum(axis=1) / target
 
 
 def board_likelihoods(boards: Sequence[chess.Board], blunder_weight: float) -> np.ndarray:
@@ -74,7 +95,7 @@ def rank(
     ranked by their expected score over all boards: a worst board a few centipawns apart, which the
     search's depth decides, then no longer outweighs what the move does on every other board."""
     losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
-    values = aggregate(scores, config.aggregate, config.mix_min_weight, board_weights)
+    values = aggregate(scores, config.aggregate, config.mix_min_weight, board_weights, config.tail_share)
     ranked = [
         Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost))
         for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)

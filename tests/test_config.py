@@ -27,7 +27,7 @@ def test_defaults_file_then_overrides(tmp_path: Path) -> None:
     [
         ("move.aggregat=min", "unknown config key 'move.aggregat'"),
         ("nosuch.key=1", "unknown config key 'nosuch.key'"),
-        ("move.aggregate=max", "move.aggregate: 'max' is not one of min, mean, mix, regret"),
+        ("move.aggregate=max", "move.aggregate: 'max' is not one of min, mean, mix, regret, tail"),
         ("belief.max_cap=1.5", "belief.max_cap: '1.5' is not an int"),
         ("engine.deterministic=maybe", "engine.deterministic: 'maybe' is not a boolean"),
         ("move.top_k=0", "move.top_k must be >= 1"),

@@ -97,3 +97,25 @@ def test_board_likelihoods_weigh_down_boards_with_the_king_en_prise() -> None:
     )
     assert board_likelihoods(boards, 0.25).tolist() == [0.25, 1.0, 0.25]
     assert board_likelihoods(boards, 1.0).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_the_tail_sees_past_a_board_every_move_loses() -> None:
+    """Board 1 is lost whatever we do (the knight move loses a little less there); on boards 2 and 3 the
+    knight move leaves a piece en prise. ``min`` follows the hopeless board alone and plays the knight;
+    the mean of the worst half of the boards sees the hanging piece too."""
+    scores = np.array(
+        [
+            [-900.0, -300.0, -300.0, 50.0],  # knight move: hangs a piece on two boards
+            [-950.0, 20.0, 30.0, 40.0],  # solid move
+        ]
+    )
+    assert np.argmax(aggregate(scores, "min", 0.5)) == 0
+    assert np.argmax(aggregate(scores, "tail", 0.5, tail_share=0.5)) == 1
+    p = win_probability(scores)
+    assert aggregate(scores, "tail", 0.5, tail_share=0.5)[1] == pytest.approx((p[1, 0] + p[1, 1]) / 2)
+    assert aggregate(scores, "tail", 0.5, tail_share=1.0) == pytest.approx(aggregate(scores, "mean", 0.5))
+    assert aggregate(scores, "tail", 0.5, tail_share=0.01) == pytest.approx(aggregate(scores, "min", 0.5))
+    # Weighted: board 1 at weight 0.5, a 0.25 share (of 3.5) is board 1's 0.5 and 0.375 of board 2's 1.
+    weights = np.array([0.5, 1.0, 1.0, 1.0])
+    tail = aggregate(scores, "tail", 0.5, weights, tail_share=0.25)
+    assert tail[1] == pytest.approx((0.5 * p[1, 0] + 0.375 * p[1, 1]) / 0.875)
