@@ -41,9 +41,7 @@ class SenseConfig:
 
 @dataclass
 class MoveConfig:
-    aggregate: Literal["min", "mean", "mix", "regret", "tail"] = (
-        "min"  # how a move's scores over boards combine
-    )
+    aggregate: Literal["min", "mean", "mix", "regret", "tail"] = "min"  # how scores over boards combine
     tail_share: float = 0.1  # "tail": the worst boards averaged, as a share of all boards
     mix_min_weight: float = 0.5  # "mix" ("regret"): weight of the worst score (largest regret); rest: mean
     blunder_board_weight: float = 1.0  # weight in means and regrets of boards where its king is en prise
