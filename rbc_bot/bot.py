@@ -242,6 +242,36 @@ class RbcBot(Player):
         self.close()
 
     # --- helpers ---------------------------------------------------------------------------------
+    def resume(
+        self,
+        tracker: BeliefTracker,
+        turn: int,
+        increment: float,
+        last_mean: float = 0.0,
+        last_worst: float = 0.0,
+    ) -> None:
+        """Take up a game at the start of our turn ``turn`` (counted from 1), believing ``tracker``'s
+        boards after the opponent's move: a recorded position's sense and move are then chosen exactly as
+        in the game (``last_mean``/``last_worst``: the last move's centipawns, which steer the sense
+        rules). The engine is started once and kept across resumed positions."""
+        self.color = tracker.color
+        self.tracker = tracker
+        self.turn = turn
+        self.clock = Clock(self.config.clock, increment)
+        self.clock.turns_played = turn - 1
+        self._last_mean, self._last_worst = last_mean, last_worst
+        self._futile = None
+        self._seconds_at_move = None
+        self._turn_started = time.perf_counter()
+        self._record = {"turn": turn, "color": chess.COLOR_NAMES[self.color], "belief": {}}
+        if self.engine is None:
+            self._start_engine()
+
+    @property
+    def turn_record(self) -> dict[str, Any]:
+        """What the turn log will hold for the turn under way (sense rule and square, belief sizes...)."""
+        return dict(self._record)
+
     def close(self) -> None:
         """Quit the engine processes (also called at game end)."""
         if self.engine is not None:

@@ -1,0 +1,254 @@
+"""Two configurations' whole turns (the sense, then the move) on the same recorded positions, judged on
+the true board.
+
+Usage:
+  python benchmarks/turn_screen.py extract GAME_OR_RUN_DIR ... --out SUITE.jsonl.gz [--boards 2000]
+      [--every 1]
+  python benchmarks/turn_screen.py run SUITE.jsonl.gz [--base-set KEY=VALUE ...] --candidate-set KEY=VALUE
+      [--sample N] [--seed 0] [--judge-nodes 100000] [--out RESULTS.jsonl]
+
+Why: ``benchmarks/decisions.py`` screens the move selector on the boards believed after the sense, so
+a change of the sense (which boards survive to be weighed) is invisible to it. This screen starts a
+turn earlier. ``extract`` keeps, for every turn on which our bot believed more than one board after the
+opponent's move, a sample of those boards (the true board always among them), the clock and the last
+move's centipawns (they steer the bot's sense rules). ``run`` resumes the bot itself on each position
+(``RbcBot.resume``): it chooses its sense, is told what the true board shows there, chooses its move;
+the move is judged on the true board with one fixed-node Stockfish search.
+
+What it cannot see: what a sense or a move teaches either side for the turns after this one, and a
+belief larger than the sample kept (the sense then leaves fewer boards than in the game; the move
+selector scores at most a few hundred of them either way).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import json
+import sys
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import chess
+import numpy as np
+from decisions import expected_loss, game_files, summary, uci
+from reconchess.utilities import move_actions
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from rbc_bot.belief import BeliefTracker, encode
+from rbc_bot.belief_rows import ROW
+from rbc_bot.bot import RbcBot
+from rbc_bot.config import BotConfig, load_config
+from rbc_bot.notation import square_name
+from rbc_bot.replay.judge import Searcher
+from rbc_bot.replay.load import ReplayError, load_game
+from rbc_bot.replay.resim import resimulate
+from rbc_bot.rules import sense_window
+
+DEFAULT_BOARDS = 2_000  # boards kept per position: the whole belief on about 85 % of our turns
+
+
+@dataclass
+class TurnPosition:
+    """One of our turns before the sense: the true board, a sample of the believed boards, the clock."""
+
+    game: str
+    turn: int  # counted from 1, as the bot counts
+    truth: chess.Board
+    rows: np.ndarray  # believed boards as belief rows (N x 66), the truth among them
+    believed: int  # boards the belief held (``rows`` is a sample of them)
+    seconds_left: float
+    last_mean: float  # the last move's mean and worst centipawns (the sense rules read them)
+    last_worst: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game, "turn": self.turn, "truth": self.truth.fen(), "believed": self.believed,
+            "seconds_left": self.seconds_left, "last_mean": self.last_mean, "last_worst": self.last_worst,
+            "rows": base64.b64encode(self.rows.astype(np.int8).tobytes()).decode("ascii"),
+        }  # fmt: skip
+
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> TurnPosition:
+        rows = np.frombuffer(base64.b64decode(row["rows"]), dtype=np.int8).reshape(-1, ROW).copy()
+        return cls(row["game"], row["turn"], chess.Board(row["truth"]), rows, row["believed"],
+                   row["seconds_left"], row["last_mean"], row["last_worst"])  # fmt: skip
+
+
+def with_truth(rows: np.ndarray, truth: chess.Board, k: int, rng: np.random.Generator) -> np.ndarray:
+    """At most ``k`` of ``rows`` drawn uniformly, the true board among them (in place of a drawn one if
+    the draw missed it): the game's truth was always one of the believed boards."""
+    if len(rows) > k:
+        rows = rows[np.sort(rng.choice(len(rows), size=k, replace=False))]
+    true_row = encode(truth)
+    if not (rows == true_row).all(axis=1).any():
+        rows = np.vstack([rows[: k - 1], true_row[None, :]])
+    return rows
+
+
+def last_move_values(log_row: dict[str, Any]) -> tuple[float, float]:
+    """The chosen move's mean and worst centipawns from one turn-log row ((0, 0) if none was scored)."""
+    candidates = log_row.get("candidates") or []
+    if not candidates:
+        return 0.0, 0.0
+    return float(candidates[0]["mean"]), float(candidates[0]["worst"])
+
+
+def positions_of(path: Path, boards: int, seed: int) -> list[TurnPosition]:
+    """Our bot's uncertain turns in one game, before the sense, with a sample of ``boards`` each."""
+    game = load_game(path)
+    color = game.our_color
+    if color is None:
+        raise ReplayError(f"{path}: no turn log of our bot beside it: which side is ours is unknown")
+    rng = np.random.default_rng(seed)
+    found: list[TurnPosition] = []
+
+    def observe(turn: Any, stage: str, tracker: BeliefTracker) -> None:
+        log_row = game.turn_log.get((color, turn.turn_number), {})
+        if stage != "opponent" or tracker.live_size < 2 or "seconds_left" not in log_row:
+            return
+        truth = chess.Board(game.history.truth_fen_before_move(turn))
+        previous = game.turn_log.get((color, turn.turn_number - 1), {})
+        found.append(TurnPosition(path.name, turn.turn_number + 1, truth,
+                                  with_truth(tracker.rows, truth, boards, rng), tracker.live_size,
+                                  float(log_row["seconds_left"]), *last_move_values(previous)))  # fmt: skip
+
+    side = resimulate(game.history, color, seed=seed, observe=observe)
+    if side.error:
+        print(f"{path.name}: {side.error} (turns before it kept)", file=sys.stderr)
+    return found
+
+
+def extract(inputs: list[Path], out: Path, boards: int, every: int) -> None:
+    """Every ``every``-th uncertain turn of the games named (all by default), to ``out``."""
+    count = 0
+    with gzip.open(out, "wt") as stream:
+        for index, path in enumerate(game_files(inputs)):
+            for position in positions_of(path, boards, seed=index)[::every]:
+                stream.write(json.dumps(position.as_dict()) + "\n")
+                count += 1
+            print(f"{path.name}: {count} positions so far", file=sys.stderr, flush=True)
+    print(f"{count} positions written to {out}")
+
+
+def load_suite(path: Path, sample: int = 0, seed: int = 0) -> list[TurnPosition]:
+    """The suite's positions, or ``sample`` of them drawn at random."""
+    with gzip.open(path, "rt") as stream:
+        lines = [line for line in stream if line.strip()]
+    if sample and sample < len(lines):
+        pick = np.random.default_rng(seed).choice(len(lines), size=sample, replace=False)
+        lines = [lines[i] for i in sorted(pick)]
+    return [TurnPosition.from_dict(json.loads(line)) for line in lines]
+
+
+@dataclass
+class TurnChoice:
+    sense: int | None
+    rule: str
+    after_sense: int  # boards left live after the sense
+    move: chess.Move | None
+
+
+class TurnPlayer:
+    """One configuration of our bot, resumed on each position with its engines kept running."""
+
+    def __init__(self, config: BotConfig, increment: float) -> None:
+        self.config = config
+        self.increment = increment
+        self.bot = RbcBot(config)
+
+    def play(self, position: TurnPosition, seed: int) -> TurnChoice:
+        """The bot's sense and move on ``position``, told what the true board shows where it senses."""
+        truth = position.truth
+        tracker = BeliefTracker(truth.turn, truth, config=self.config.belief)
+        tracker.rows = position.rows.copy()
+        tracker.rng = np.random.default_rng(seed)
+        self.bot.rng = np.random.default_rng(seed)
+        self.bot.resume(tracker, position.turn, self.increment, position.last_mean, position.last_worst)
+        moves = move_actions(truth)
+        started = time.perf_counter()
+        square = self.bot.choose_sense(list(chess.SQUARES), moves, position.seconds_left)
+        shown = [(sq, truth.piece_at(sq)) for sq in sense_window(square)] if square is not None else []
+        self.bot.handle_sense_result(shown)
+        after_sense = self.bot.tracker.live_size
+        rule = str(self.bot.turn_record.get("sense_rule"))
+        move = self.bot.choose_move(moves, position.seconds_left - (time.perf_counter() - started))
+        return TurnChoice(square, rule, after_sense, move)
+
+    def close(self) -> None:
+        self.bot.close()
+
+
+def compare(suite: list[TurnPosition], base: TurnPlayer, candidate: TurnPlayer, judge: Searcher,
+            out: TextIO | None) -> list[tuple[float, float]]:  # fmt: skip
+    """Each position's (base loss, candidate loss), base and candidate playing the turn in turn."""
+    losses: list[tuple[float, float]] = []
+    for index, position in enumerate(suite):
+        choices = [player.play(position, seed=index) for player in (base, candidate)]
+        moves = [choice.move for choice in choices]
+        judged = {move: judge.judge([(position.truth, move)])[0] for move in dict.fromkeys(moves)}
+        pair = (expected_loss(judged[moves[0]]), expected_loss(judged[moves[1]]))
+        losses.append(pair)
+        row: dict[str, Any] = {"game": position.game, "turn": position.turn, "believed": position.believed,
+                               "seconds_left": position.seconds_left}  # fmt: skip
+        for side, choice, loss in zip(("base", "candidate"), choices, pair, strict=True):
+            row.update({side: uci(choice.move), f"{side}_sense": square_name(choice.sense),
+                        f"{side}_rule": choice.rule, f"{side}_after_sense": choice.after_sense,
+                        f"{side}_loss": loss})  # fmt: skip
+        if out is not None:
+            print(json.dumps(row), file=out, flush=True)
+    return losses
+
+
+def run(args: argparse.Namespace) -> None:
+    suite = load_suite(args.suite, args.sample, args.seed)
+    base = TurnPlayer(load_config(None, args.base_set), args.increment)
+    candidate = TurnPlayer(load_config(None, args.candidate_set), args.increment)
+    started = time.perf_counter()
+    try:
+        with ExitStack() as files, Searcher(workers=2, nodes=args.judge_nodes) as judge:
+            out = files.enter_context(args.out.open("w")) if args.out else None
+            losses = compare(suite, base, candidate, judge, out)
+    finally:
+        base.close()
+        candidate.close()
+    for line in summary(losses):
+        print(line)
+    print(f"({time.perf_counter() - started:.0f} s)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Screen a sense or move change on recorded turns.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    make = commands.add_parser("extract", help="turns before the sense from our bot's recorded games")
+    make.add_argument("inputs", nargs="+", type=Path, metavar="GAME_OR_RUN_DIR")
+    make.add_argument("--out", type=Path, required=True)
+    make.add_argument("--boards", type=int, default=DEFAULT_BOARDS, help="boards kept per position at most")
+    make.add_argument("--every", type=int, default=1, help="keep every N-th uncertain turn of a game")
+    play = commands.add_parser("run", help="both configurations play every turn, judged on the truth")
+    play.add_argument("suite", type=Path)
+    play.add_argument("--base-set", action="append", default=[], metavar="KEY=VALUE")
+    play.add_argument("--candidate-set", action="append", default=[], metavar="KEY=VALUE")
+    play.add_argument("--sample", type=int, default=0, help="N positions drawn at random (default: all)")
+    play.add_argument("--seed", type=int, default=0, help="which N positions --sample draws")
+    play.add_argument("--increment", type=float, default=5.0, help="the games' increment (seconds)")
+    play.add_argument("--judge-nodes", type=int, default=100_000)
+    play.add_argument("--out", type=Path, help="one JSON line per position")
+    args = parser.parse_args()
+    try:
+        if args.command == "extract":
+            if args.boards < 2 or args.every < 1:
+                raise ValueError("--boards must be at least 2 and --every at least 1")
+            extract(args.inputs, args.out, args.boards, args.every)
+        else:
+            run(args)
+    except (ValueError, OSError) as exc:  # ReplayError and config errors are ValueErrors
+        sys.exit(f"turn_screen.py: error: {exc}")
+
+
+if __name__ == "__main__":
+    main()

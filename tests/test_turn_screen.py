@@ -1,0 +1,98 @@
+"""benchmarks/turn_screen.py: turns before the sense re-simulated from a kept game, our bot resumed on
+them (sense, the truth's sense result, move) with real Stockfish, and its bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import numpy as np
+from reconchess.utilities import move_actions
+
+from rbc_bot.belief import encode
+from rbc_bot.replay.load import load_game
+from rbc_bot.replay.resim import resimulate
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "benchmarks" / "turn_screen.py"
+KEPT_GAME = (
+    ROOT
+    / "benchmarks/strength/2026-12-01-s7/base/losses/rbc_bot-strangefish_bot-s1007-2026_12_01-17_54_13.json"
+)
+sys.path.insert(0, str(SCRIPT.parent))
+import turn_screen  # noqa: E402
+
+
+def log_rows(game: Path) -> dict[int, dict]:
+    lines = game.with_name(game.name + ".turns.jsonl").read_text().splitlines()
+    return {row["turn"]: row for row in map(json.loads, lines)}
+
+
+def test_positions_hold_the_belief_before_the_sense_with_the_truth_among_it() -> None:
+    positions = turn_screen.positions_of(KEPT_GAME, boards=30, seed=0)
+    side = resimulate(load_game(KEPT_GAME).history, chess.WHITE)
+    uncertain = [t.turn + 1 for t in side.turns if t.size_after_opponent >= 2]
+    assert [p.turn for p in positions] == uncertain and len(positions) >= 5
+    log = log_rows(KEPT_GAME)
+    for position in positions:
+        assert len(position.rows) == min(30, position.believed) >= 2
+        assert (position.rows == encode(position.truth)).all(axis=1).any()
+        assert position.seconds_left == log[position.turn]["seconds_left"]
+        candidates = log.get(position.turn - 1, {}).get("candidates") or [{"mean": 0.0, "worst": 0.0}]
+        assert (position.last_mean, position.last_worst) == (candidates[0]["mean"], candidates[0]["worst"])
+    assert any(p.last_mean != 0.0 for p in positions)
+
+
+def test_a_sample_that_missed_the_truth_gets_it_in_place_of_a_drawn_board() -> None:
+    truth = chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+    others = [chess.Board(f"rnbqkbnr/pppp1ppp/8/{e}/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+              for e in ("p7", "1p6", "2p5", "3p4", "5p2", "6p1", "7p")]  # fmt: skip
+    rows = np.array([encode(board) for board in others])
+    kept = turn_screen.with_truth(rows, truth, 4, np.random.default_rng(0))
+    assert len(kept) == 4 and (kept[-1] == encode(truth)).all()
+    assert all(any((row == other).all() for other in rows) for row in kept[:-1])
+    with_it = np.vstack([rows, encode(truth)[None, :]])
+    assert (turn_screen.with_truth(with_it, truth, 20, np.random.default_rng(0)) == with_it).all()
+
+
+def test_equal_configurations_play_each_turn_alike_with_legal_senses_and_moves(tmp_path: Path) -> None:
+    suite = tmp_path / "turns.jsonl.gz"
+    extracted = subprocess.run(
+        [sys.executable, str(SCRIPT), "extract", str(KEPT_GAME), "--out", str(suite), "--boards", "40",
+         "--every", "4"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert extracted.stdout.endswith(f"positions written to {suite}\n")
+    positions = {(p.game, p.turn): p for p in turn_screen.load_suite(suite)}
+    every = turn_screen.positions_of(KEPT_GAME, boards=40, seed=0)
+    assert [p.turn for p in positions.values()] == [p.turn for p in every[::4]]
+    same = ["engine.nodes=300", "engine.workers=1", "engine.deterministic=true", "move.max_candidates=4"]
+    flags = [f"--{side}-set={s}" for side in ("base", "candidate") for s in same]
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "run", str(suite), "--sample", "2", "--judge-nodes", "2000",
+         "--out", str(tmp_path / "rows.jsonl"), *flags],
+        capture_output=True, text=True, check=True, timeout=600,
+    )  # fmt: skip
+    rows = [json.loads(line) for line in (tmp_path / "rows.jsonl").read_text().splitlines()]
+    assert len(rows) == 2 and "candidate - base +0.00" in done.stdout
+    for row in rows:
+        position = positions[(row["game"], row["turn"])]
+        assert row["base"] == row["candidate"] and row["base_sense"] == row["candidate_sense"]
+        assert row["base_rule"] in {"danger", "king-hunt", "window"}
+        assert 1 <= row["base_after_sense"] <= len(position.rows)  # the truth survives its own sense
+        legal = {m.uci() for m in move_actions(position.truth)} | {"pass"}
+        assert row["base"] in legal and row["base_loss"] >= 0.0
+
+
+def test_bad_input_is_one_line_on_stderr(tmp_path: Path) -> None:
+    for args, says in (
+        (["run", str(tmp_path / "none.jsonl.gz")], "none.jsonl.gz"),
+        (["extract", str(KEPT_GAME), "--out", str(tmp_path / "x.gz"), "--every", "0"], "--every"),
+    ):
+        command = [sys.executable, str(SCRIPT), *args]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        assert done.returncode == 1 and done.stdout == "" and says in done.stderr
+        assert done.stderr.startswith("turn_screen.py: error: ") and done.stderr.count("\n") == 1
