@@ -24,29 +24,24 @@ from __future__ import annotations
 
 import argparse
 import base64
-import gzip
 import json
-import sys
 import time
-from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 import chess
 import numpy as np
-from decisions import expected_loss, game_files, summary, uci
+import screening
 from reconchess.utilities import move_actions
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rbc_bot.belief import BeliefTracker, encode
 from rbc_bot.belief_rows import ROW
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import BotConfig, load_config
 from rbc_bot.notation import square_name
 from rbc_bot.replay.judge import Searcher
-from rbc_bot.replay.load import ReplayError, load_game
-from rbc_bot.replay.resim import resimulate
+from rbc_bot.replay.load import LoadedGame
 from rbc_bot.rules import sense_window
 
 DEFAULT_BOARDS = 2_000  # boards kept per position: the whole belief on about 85 % of our turns
@@ -100,49 +95,23 @@ def last_move_values(log_row: dict[str, Any]) -> tuple[float, float]:
 
 def positions_of(path: Path, boards: int, seed: int) -> list[TurnPosition]:
     """Our bot's uncertain turns in one game, before the sense, with a sample of ``boards`` each."""
-    game = load_game(path)
-    color = game.our_color
-    if color is None:
-        raise ReplayError(f"{path}: no turn log of our bot beside it: which side is ours is unknown")
-    rng = np.random.default_rng(seed)
-    found: list[TurnPosition] = []
 
-    def observe(turn: Any, stage: str, tracker: BeliefTracker) -> None:
-        log_row = game.turn_log.get((color, turn.turn_number), {})
-        if stage != "opponent" or tracker.live_size < 2 or "seconds_left" not in log_row:
-            return
-        truth = chess.Board(game.history.truth_fen_before_move(turn))
-        previous = game.turn_log.get((color, turn.turn_number - 1), {})
-        found.append(TurnPosition(path.name, turn.turn_number + 1, truth,
-                                  with_truth(tracker.rows, truth, boards, rng), tracker.live_size,
-                                  float(log_row["seconds_left"]), *last_move_values(previous)))  # fmt: skip
+    def keep(game: LoadedGame, turn: Any, truth: chess.Board, tracker: BeliefTracker,
+             rng: np.random.Generator) -> TurnPosition | None:  # fmt: skip
+        log_row = game.turn_log.get((turn.color, turn.turn_number), {})
+        if "seconds_left" not in log_row:
+            return None
+        previous = game.turn_log.get((turn.color, turn.turn_number - 1), {})
+        rows = with_truth(tracker.rows, truth, boards, rng)
+        return TurnPosition(path.name, turn.turn_number + 1, truth, rows, tracker.live_size,
+                            float(log_row["seconds_left"]), *last_move_values(previous))  # fmt: skip
 
-    side = resimulate(game.history, color, seed=seed, observe=observe)
-    if side.error:
-        print(f"{path.name}: {side.error} (turns before it kept)", file=sys.stderr)
-    return found
-
-
-def extract(inputs: list[Path], out: Path, boards: int, every: int) -> None:
-    """Every ``every``-th uncertain turn of the games named (all by default), to ``out``."""
-    count = 0
-    with gzip.open(out, "wt") as stream:
-        for index, path in enumerate(game_files(inputs)):
-            for position in positions_of(path, boards, seed=index)[::every]:
-                stream.write(json.dumps(position.as_dict()) + "\n")
-                count += 1
-            print(f"{path.name}: {count} positions so far", file=sys.stderr, flush=True)
-    print(f"{count} positions written to {out}")
+    return screening.our_turns(path, "opponent", seed, keep)
 
 
 def load_suite(path: Path, sample: int = 0, seed: int = 0) -> list[TurnPosition]:
     """The suite's positions, or ``sample`` of them drawn at random."""
-    with gzip.open(path, "rt") as stream:
-        lines = [line for line in stream if line.strip()]
-    if sample and sample < len(lines):
-        pick = np.random.default_rng(seed).choice(len(lines), size=sample, replace=False)
-        lines = [lines[i] for i in sorted(pick)]
-    return [TurnPosition.from_dict(json.loads(line)) for line in lines]
+    return [TurnPosition.from_dict(row) for row in screening.read_suite(path, sample, seed)]
 
 
 @dataclass
@@ -189,14 +158,12 @@ def compare(suite: list[TurnPosition], base: TurnPlayer, candidate: TurnPlayer, 
     losses: list[tuple[float, float]] = []
     for index, position in enumerate(suite):
         choices = [player.play(position, seed=index) for player in (base, candidate)]
-        moves = [choice.move for choice in choices]
-        judged = {move: judge.judge([(position.truth, move)])[0] for move in dict.fromkeys(moves)}
-        pair = (expected_loss(judged[moves[0]]), expected_loss(judged[moves[1]]))
+        pair = screening.judge_pair(judge, position.truth, [choice.move for choice in choices])
         losses.append(pair)
         row: dict[str, Any] = {"game": position.game, "turn": position.turn, "believed": position.believed,
                                "seconds_left": position.seconds_left}  # fmt: skip
         for side, choice, loss in zip(("base", "candidate"), choices, pair, strict=True):
-            row.update({side: uci(choice.move), f"{side}_sense": square_name(choice.sense),
+            row.update({side: screening.uci(choice.move), f"{side}_sense": square_name(choice.sense),
                         f"{side}_rule": choice.rule, f"{side}_after_sense": choice.after_sense,
                         f"{side}_loss": loss})  # fmt: skip
         if out is not None:
@@ -208,46 +175,31 @@ def run(args: argparse.Namespace) -> None:
     suite = load_suite(args.suite, args.sample, args.seed)
     base = TurnPlayer(load_config(None, args.base_set), args.increment)
     candidate = TurnPlayer(load_config(None, args.candidate_set), args.increment)
-    started = time.perf_counter()
-    try:
-        with ExitStack() as files, Searcher(workers=2, nodes=args.judge_nodes) as judge:
-            out = files.enter_context(args.out.open("w")) if args.out else None
-            losses = compare(suite, base, candidate, judge, out)
-    finally:
-        base.close()
-        candidate.close()
-    for line in summary(losses):
-        print(line)
-    print(f"({time.perf_counter() - started:.0f} s)")
+
+    def both(judge: Searcher, out: TextIO | None) -> list[tuple[float, float]]:
+        return compare(suite, base, candidate, judge, out)
+
+    screening.screen((base, candidate), both, args.judge_nodes, args.out)
+
+
+def extract(args: argparse.Namespace) -> None:
+    """Every ``--every``-th uncertain turn of the games named, ``--boards`` boards each at most."""
+    if args.boards < 2 or args.every < 1:
+        raise ValueError("--boards must be at least 2 and --every at least 1")
+    screening.write_suite(
+        args.inputs, args.out, lambda path, index: positions_of(path, args.boards, index)[:: args.every]
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Screen a sense or move change on recorded turns.")
-    commands = parser.add_subparsers(dest="command", required=True)
-    make = commands.add_parser("extract", help="turns before the sense from our bot's recorded games")
-    make.add_argument("inputs", nargs="+", type=Path, metavar="GAME_OR_RUN_DIR")
-    make.add_argument("--out", type=Path, required=True)
-    make.add_argument("--boards", type=int, default=DEFAULT_BOARDS, help="boards kept per position at most")
+    parser, make, play = screening.command_line(
+        "Screen a sense or move change on recorded turns.", "turns before the sense from our bot's games",
+        DEFAULT_BOARDS,
+    )  # fmt: skip
     make.add_argument("--every", type=int, default=1, help="keep every N-th uncertain turn of a game")
-    play = commands.add_parser("run", help="both configurations play every turn, judged on the truth")
-    play.add_argument("suite", type=Path)
-    play.add_argument("--base-set", action="append", default=[], metavar="KEY=VALUE")
-    play.add_argument("--candidate-set", action="append", default=[], metavar="KEY=VALUE")
-    play.add_argument("--sample", type=int, default=0, help="N positions drawn at random (default: all)")
-    play.add_argument("--seed", type=int, default=0, help="which N positions --sample draws")
     play.add_argument("--increment", type=float, default=5.0, help="the games' increment (seconds)")
-    play.add_argument("--judge-nodes", type=int, default=100_000)
-    play.add_argument("--out", type=Path, help="one JSON line per position")
     args = parser.parse_args()
-    try:
-        if args.command == "extract":
-            if args.boards < 2 or args.every < 1:
-                raise ValueError("--boards must be at least 2 and --every at least 1")
-            extract(args.inputs, args.out, args.boards, args.every)
-        else:
-            run(args)
-    except (ValueError, OSError) as exc:  # ReplayError and config errors are ValueErrors
-        sys.exit(f"turn_screen.py: error: {exc}")
+    screening.run_command("turn_screen.py", lambda: (extract if args.command == "extract" else run)(args))
 
 
 if __name__ == "__main__":

@@ -20,6 +20,7 @@ KEPT = ROOT / "benchmarks" / "strength" / "2026-12-01-s7" / "base"  # session 7'
 sys.path.insert(0, str(SCRIPT.parent))
 import decisions  # noqa: E402
 import paired  # noqa: E402
+import screening  # noqa: E402
 import turn_logs  # noqa: E402
 
 
@@ -145,11 +146,11 @@ def test_two_equal_configurations_choose_alike_and_the_summary_says_so(tmp_path:
 
 
 def test_losses_are_expected_score_on_the_true_board() -> None:
-    judged = decisions.BoardJudgement
-    assert decisions.expected_loss(judged(None, 0.0, None, 0.0, False, False)) == 0.0
-    assert decisions.expected_loss(judged(None, 400.0, None, 0.0, False, False)) == 10 / 11 - 0.5
-    assert decisions.expected_loss(judged(None, 0.0, None, -20_000.0, True, False)) > 0.49
-    lines = decisions.summary([(0.1, 0.0), (0.0, 0.0), (0.0, 0.2)])
+    judged = screening.BoardJudgement
+    assert screening.expected_loss(judged(None, 0.0, None, 0.0, False, False)) == 0.0
+    assert screening.expected_loss(judged(None, 400.0, None, 0.0, False, False)) == 10 / 11 - 0.5
+    assert screening.expected_loss(judged(None, 0.0, None, -20_000.0, True, False)) > 0.49
+    lines = screening.summary([(0.1, 0.0), (0.0, 0.0), (0.0, 0.2)])
     assert lines[0].startswith(
         "3 positions: loss per 100 decisions base 3.33, candidate 6.67; candidate - base +3.33"
     )
