@@ -93,9 +93,9 @@ def extract(args: argparse.Namespace) -> None:
     )
 
 
-def load_suite(path: Path, sample: int = 0, seed: int = 0) -> list[Position]:
+def load_suite(path: Path, sample: int = 0, seed: int = 0, part: tuple[int, int] = (0, 1)) -> list[Position]:
     """The suite's positions, or ``sample`` of them drawn at random (only those are decoded to boards)."""
-    return [Position.from_dict(row) for row in screening.read_suite(path, sample, seed)]
+    return [Position.from_dict(row) for row in screening.read_suite(path, sample, seed, part)]
 
 
 class Chooser:
@@ -155,7 +155,7 @@ def compare(suite: list[Position], base: Chooser, candidate: Chooser, judge: Sea
 def run(args: argparse.Namespace) -> None:
     if not args.candidate_time > 0:
         raise ValueError(f"--candidate-time must be positive, not {args.candidate_time}")
-    suite = load_suite(args.suite, args.sample, args.seed)
+    suite = load_suite(args.suite, args.sample, args.seed, args.part)
     base = Chooser(load_config(None, args.base_set))
     candidate = Chooser(load_config(None, args.candidate_set))
 

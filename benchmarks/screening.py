@@ -85,14 +85,25 @@ def write_suite(inputs: list[Path], out: Path, positions_of: Callable[[Path, int
     print(f"{count} positions written to {out}")
 
 
-def read_suite(path: Path, sample: int = 0, seed: int = 0) -> list[dict[str, Any]]:
-    """The suite's rows, or ``sample`` of them drawn at random (only those are parsed)."""
+def read_suite(
+    path: Path, sample: int = 0, seed: int = 0, part: tuple[int, int] = (0, 1)
+) -> list[dict[str, Any]]:
+    """The suite's rows, or ``sample`` of them drawn at random (only those are parsed); of those, part
+    ``(k, n)`` is every n-th from the k-th, so that n screens side by side share one sample out."""
     with gzip.open(path, "rt") as stream:
         lines = [line for line in stream if line.strip()]
     if sample and sample < len(lines):
         pick = np.random.default_rng(seed).choice(len(lines), size=sample, replace=False)
         lines = [lines[i] for i in sorted(pick)]
-    return [json.loads(line) for line in lines]
+    return [json.loads(line) for line in lines[part[0] :: part[1]]]
+
+
+def part_of(text: str) -> tuple[int, int]:
+    """``K/N`` (0 <= K < N) as (K, N): the --part argument."""
+    k, _, n = text.partition("/")
+    if not (k.isdigit() and n.isdigit() and int(k) < int(n)):
+        raise argparse.ArgumentTypeError(f"expected K/N with 0 <= K < N, not {text!r}")
+    return int(k), int(n)
 
 
 def expected_loss(judgement: BoardJudgement) -> float:
@@ -167,6 +178,8 @@ def command_line(
     play.add_argument("--candidate-set", action="append", default=[], metavar="KEY=VALUE")
     play.add_argument("--sample", type=int, default=0, help="N positions drawn at random (default: all)")
     play.add_argument("--seed", type=int, default=0, help="which N positions --sample draws")
+    play.add_argument("--part", type=part_of, default=(0, 1), metavar="K/N",
+                      help="every N-th position of the sample from the K-th (N side by side)")  # fmt: skip
     play.add_argument("--judge-nodes", type=int, default=100_000)
     play.add_argument("--out", type=Path, help="one JSON line per position")
     return parser, make, play

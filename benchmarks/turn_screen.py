@@ -109,9 +109,11 @@ def positions_of(path: Path, boards: int, seed: int) -> list[TurnPosition]:
     return screening.our_turns(path, "opponent", seed, keep)
 
 
-def load_suite(path: Path, sample: int = 0, seed: int = 0) -> list[TurnPosition]:
+def load_suite(
+    path: Path, sample: int = 0, seed: int = 0, part: tuple[int, int] = (0, 1)
+) -> list[TurnPosition]:
     """The suite's positions, or ``sample`` of them drawn at random."""
-    return [TurnPosition.from_dict(row) for row in screening.read_suite(path, sample, seed)]
+    return [TurnPosition.from_dict(row) for row in screening.read_suite(path, sample, seed, part)]
 
 
 @dataclass
@@ -172,7 +174,7 @@ def compare(suite: list[TurnPosition], base: TurnPlayer, candidate: TurnPlayer, 
 
 
 def run(args: argparse.Namespace) -> None:
-    suite = load_suite(args.suite, args.sample, args.seed)
+    suite = load_suite(args.suite, args.sample, args.seed, args.part)
     base = TurnPlayer(load_config(None, args.base_set), args.increment)
     candidate = TurnPlayer(load_config(None, args.candidate_set), args.increment)
 

@@ -3,6 +3,7 @@ them (sense, the truth's sense result, move) with real Stockfish, and its bad in
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -23,6 +24,7 @@ KEPT_GAME = (
     / "benchmarks/strength/2026-12-01-s7/base/losses/rbc_bot-strangefish_bot-s1007-2026_12_01-17_54_13.json"
 )
 sys.path.insert(0, str(SCRIPT.parent))
+import screening  # noqa: E402
 import turn_screen  # noqa: E402
 
 
@@ -96,3 +98,17 @@ def test_bad_input_is_one_line_on_stderr(tmp_path: Path) -> None:
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         assert done.returncode == 1 and done.stdout == "" and says in done.stderr
         assert done.stderr.startswith("turn_screen.py: error: ") and done.stderr.count("\n") == 1
+
+
+def test_parts_of_a_sample_share_it_out_without_overlap(tmp_path: Path) -> None:
+    suite = tmp_path / "rows.jsonl.gz"
+    with gzip.open(suite, "wt") as stream:
+        stream.writelines(json.dumps({"i": i}) + "\n" for i in range(40))
+    sample = [row["i"] for row in screening.read_suite(suite, sample=9, seed=3)]
+    parts = [[row["i"] for row in screening.read_suite(suite, 9, 3, (k, 2))] for k in range(2)]
+    assert len(set(sample)) == 9 and sorted(parts[0] + parts[1]) == sample and len(parts[0]) == 5
+    assert screening.part_of("1/3") == (1, 3)
+    command = [sys.executable, str(SCRIPT), "run", str(suite), "--part", "2/2"]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 2 and "expected K/N with 0 <= K < N, not '2/2'" in done.stderr
+    assert "Traceback" not in done.stderr
