@@ -84,8 +84,9 @@ def _fallback_move(
 
 
 class RbcBot(Player):
-    """Belief tracking, a sense chosen by rule (danger, king hunt, else the 3x3-window split) and the
-    best-worst Stockfish move, within the clock."""
+    """Belief tracking, a sense chosen by rule (danger, king hunt, else the configured selector: by
+    default the centre that best serves the move choice) and the best-worst Stockfish move, within the
+    clock."""
 
     def __init__(self, config: BotConfig | None = None, turn_log_path: str | Path | None = None) -> None:
         self.config = config or BotConfig()

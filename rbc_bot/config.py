@@ -27,9 +27,9 @@ class BeliefConfig:
 
 @dataclass
 class SenseConfig:
-    # window: the exact 3x3 split (fewest boards left on average); partition: the seed's per-square rule
     # decision: the centre whose result best serves the move choice (candidates scored on a sample)
-    method: Literal["partition", "window", "random", "decision"] = "window"
+    # window: the exact 3x3 split (fewest boards left on average); partition: the seed's per-square rule
+    method: Literal["partition", "window", "random", "decision"] = "decision"
     decision_boards: int = 48  # boards sampled for the decision method's candidate scores
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
