@@ -67,9 +67,15 @@ def play_turns(bot: RbcBot, bot_color: chess.Color, plies: int, seed: int = 0) -
 # --- guarded Player ------------------------------------------------------------------------------
 
 
+def break_sense_selectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every sense selector the bot may call raises (the decision sense, the default, and the rest)."""
+    monkeypatch.setattr(rbc_bot.bot, "choose_sense_square", boom)
+    monkeypatch.setattr(rbc_bot.bot, "decision_square", boom)
+
+
 def test_broken_selectors_still_give_legal_actions(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
     monkeypatch.setattr(rbc_bot.bot, "choose_move", boom)
-    monkeypatch.setattr(rbc_bot.bot, "choose_sense_square", boom)
+    break_sense_selectors(monkeypatch)
     monkeypatch.setattr(rbc_bot.bot, "danger_square", boom, raising=False)
     bot = small_bot()
     caplog.set_level(logging.ERROR, logger="rbc_bot.bot")
@@ -92,7 +98,7 @@ def test_broken_selectors_still_give_legal_actions(monkeypatch: pytest.MonkeyPat
 
 def test_fallbacks_return_a_valid_sense_and_a_legal_move(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rbc_bot.bot, "choose_move", boom)
-    monkeypatch.setattr(rbc_bot.bot, "choose_sense_square", boom)
+    break_sense_selectors(monkeypatch)
     bot = small_bot()
     board = chess.Board()
     board.push_uci("e2e4")
@@ -112,7 +118,7 @@ def test_fallbacks_return_a_valid_sense_and_a_legal_move(monkeypatch: pytest.Mon
 
 def test_fallback_sense_result_is_used(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
     """After a failed sense selector the fallback's sense result must still narrow the belief."""
-    monkeypatch.setattr(rbc_bot.bot, "choose_sense_square", boom)
+    break_sense_selectors(monkeypatch)
     caplog.set_level(logging.ERROR, logger="rbc_bot.bot")
     bot = small_bot()
     board = chess.Board()
