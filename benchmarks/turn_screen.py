@@ -36,13 +36,14 @@ import screening
 from reconchess.utilities import move_actions
 
 from rbc_bot.belief import BeliefTracker, encode
-from rbc_bot.belief_rows import ROW
+from rbc_bot.belief_rows import ROW, row_in
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import BotConfig, load_config
 from rbc_bot.notation import square_name
 from rbc_bot.replay.judge import Searcher
 from rbc_bot.replay.load import LoadedGame
 from rbc_bot.rules import sense_window
+from rbc_bot.sense import sample_rows
 
 DEFAULT_BOARDS = 2_000  # boards kept per position: the whole belief on about 85 % of our turns
 
@@ -77,10 +78,9 @@ class TurnPosition:
 def with_truth(rows: np.ndarray, truth: chess.Board, k: int, rng: np.random.Generator) -> np.ndarray:
     """At most ``k`` of ``rows`` drawn uniformly, the true board among them (in place of a drawn one if
     the draw missed it): the game's truth was always one of the believed boards."""
-    if len(rows) > k:
-        rows = rows[np.sort(rng.choice(len(rows), size=k, replace=False))]
+    rows = sample_rows(rows, k, rng)
     true_row = encode(truth)
-    if not (rows == true_row).all(axis=1).any():
+    if not row_in(true_row, rows):
         rows = np.vstack([rows[: k - 1], true_row[None, :]])
     return rows
 
