@@ -36,9 +36,10 @@ import screening
 from reconchess.utilities import move_actions
 
 from rbc_bot.belief import BeliefTracker, encode
-from rbc_bot.belief_rows import ROW, row_in
+from rbc_bot.belief_rows import ROW, decode, row_in
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import BotConfig, load_config
+from rbc_bot.move import our_king_attacked
 from rbc_bot.notation import square_name
 from rbc_bot.replay.judge import Searcher
 from rbc_bot.replay.load import LoadedGame
@@ -173,8 +174,16 @@ def compare(suite: list[TurnPosition], base: TurnPlayer, candidate: TurnPlayer, 
     return losses
 
 
+def in_danger(position: TurnPosition) -> bool:
+    """Whether our king is attacked on some of the position's believed boards: the turns on which a
+    change of how the selector weighs king risks can choose differently."""
+    return any(our_king_attacked(board) for board in decode(position.rows, position.truth.turn))
+
+
 def run(args: argparse.Namespace) -> None:
     suite = load_suite(args.suite, args.sample, args.seed, args.part)
+    if args.where == "danger":
+        suite = [position for position in suite if in_danger(position)]
     base = TurnPlayer(load_config(None, args.base_set), args.increment)
     candidate = TurnPlayer(load_config(None, args.candidate_set), args.increment)
 
@@ -200,6 +209,8 @@ def main() -> None:
     )  # fmt: skip
     make.add_argument("--every", type=int, default=1, help="keep every N-th uncertain turn of a game")
     play.add_argument("--increment", type=float, default=5.0, help="the games' increment (seconds)")
+    play.add_argument("--where", choices=("all", "danger"), default="all",
+                      help="danger: only where our king is attacked on some believed board")  # fmt: skip
     args = parser.parse_args()
     screening.run_command("turn_screen.py", lambda: (extract if args.command == "extract" else run)(args))
 

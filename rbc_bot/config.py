@@ -55,6 +55,8 @@ class MoveConfig:
     second_look: int = 0  # the best this many candidates are searched again, deeper (0, 1: no second look)
     second_look_share: float = 0.25  # ... with this share of the move budget
     second_look_boards: int = 4  # ... on each one's this many worst boards
+    king_risk: Literal["fewest", "expected"] = "fewest"  # every move can lose the king: fewest such boards
+    # first, or the best expected score (a lost king scoring 0) over the believed boards they stand for
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     king_capture_guard_value: int = 0  # ... unless a miss hangs the piece, if worth this many pawns (0: off)
     king_capture_by_value: bool = False  # ... only if its expected score beats the best move's (scored first)

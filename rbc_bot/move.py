@@ -99,6 +99,17 @@ def prioritised(
     return chosen
 
 
+def stood_for(attacked: int, others: int, chosen: int) -> np.ndarray:
+    """How many believed boards each board ``prioritised`` chose stands for: the attacked ones come
+    first (all of them, or the first ``chosen``), the rest are a uniform sample of the others."""
+    from_attacked = min(attacked, chosen)
+    from_others = chosen - from_attacked
+    weights = np.ones(chosen)
+    weights[:from_attacked] = attacked / max(from_attacked, 1)
+    weights[from_attacked:] = others / max(from_others, 1)
+    return weights
+
+
 SAFETY_SAMPLE = 300  # boards checked before a king capture is taken at once
 
 
@@ -180,7 +191,8 @@ def choose_move(
     scores = played.scores(child_scores)
     weighed = config.blunder_board_weight < 1.0  # at 1 every board weighs the same: nothing to look for
     weights = board_likelihoods(scored_boards, config.blunder_board_weight) if weighed else None
-    ranked = rank(candidates, scores, config, weights)
+    represented = stood_for(len(attacked), len(others), len(scored_boards))
+    ranked = rank(candidates, scores, config, weights, represented)
     if look_share:
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
         look = SecondLook(candidates, scored_boards, scores, weights)

@@ -88,12 +88,14 @@ def rank(
     scores: np.ndarray,
     config: MoveConfig,
     board_weights: np.ndarray | None = None,
+    stand_for: np.ndarray | None = None,
 ) -> list[Candidate]:
     """Safety first: fewest boards where our king can then be captured, then the aggregate, then the
     mean. (With "min" the aggregate alone hides it: every move that loses somewhere scores the same.)
     With ``config.near_tie``, candidates within that much expected score of the best aggregate are
     ranked by their expected score over all boards: a worst board a few centipawns apart, which the
-    search's depth decides, then no longer outweighs what the move does on every other board."""
+    search's depth decides, then no longer outweighs what the move does on every other board.
+    ``stand_for``: how many believed boards each scored board stands for (see ``king_risk_ranking``)."""
     losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
     values = aggregate(scores, config.aggregate, config.mix_min_weight, board_weights, config.tail_share)
     ranked = [
@@ -101,6 +103,8 @@ def rank(
         for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)
     ]
     ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
+    if config.king_risk == "expected" and ranked and ranked[0].king_losses > 0:
+        return king_risk_ranking(ranked, candidates, scores, board_weights, stand_for)
     if config.near_tie > 0 and len(ranked) > 1:
         expected = dict(zip(candidates, aggregate(scores, "mean", 0.0, board_weights), strict=True))
         top = ranked[0]
@@ -110,6 +114,25 @@ def rank(
         ranked.remove(best)
         ranked.insert(0, best)
     return ranked
+
+
+def king_risk_ranking(
+    ranked: list[Candidate],
+    candidates: Sequence[chess.Move | None],
+    scores: np.ndarray,
+    board_weights: np.ndarray | None,
+    stand_for: np.ndarray | None,
+) -> list[Candidate]:
+    """The candidates by expected score over the believed boards, a lost king scoring 0: the order
+    when every candidate can lose our king on some scored board. Counting those boards first would
+    let one board in forty outweigh a queen lost on the rest, and the worst board is a lost king for
+    every candidate alike. The scored boards hold every board where our king is attacked and a
+    sample of the others, so each board weighs what it ``stand_for`` (times its likelihood)."""
+    weights = np.ones(scores.shape[1]) if stand_for is None else np.asarray(stand_for, dtype=np.float64)
+    if board_weights is not None:
+        weights = weights * board_weights
+    expected = dict(zip(candidates, aggregate(scores, "mean", 0.0, weights), strict=True))
+    return sorted(ranked, key=lambda c: expected[c.move], reverse=True)
 
 
 def worth_raiding(scores: np.ndarray, raid: int, best: int) -> bool:

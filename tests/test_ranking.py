@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from rbc_bot.config import MoveConfig
+from rbc_bot.move import stood_for
 from rbc_bot.ranking import aggregate, board_likelihoods, rank, win_probability
 
 
@@ -119,3 +120,35 @@ def test_the_tail_sees_past_a_board_every_move_loses() -> None:
     weights = np.array([0.5, 1.0, 1.0, 1.0])
     tail = aggregate(scores, "tail", 0.5, weights, tail_share=0.25)
     assert tail[1] == pytest.approx((0.5 * p[1, 0] + 0.375 * p[1, 1]) / 0.875)
+
+
+def test_when_every_move_can_lose_the_king_the_expected_score_ranks_them() -> None:
+    """Ten boards. The block loses our king on one and the queen on the other nine; the king move
+    loses the king on two and keeps level on eight. Fewest king losses first plays the block; the
+    expected score (a lost king 0) plays the king move. With a safe move among them it stays first
+    either way: the rule only orders moves that all risk the king."""
+    block = [-30_000.0] + [-900.0] * 9
+    king_move = [-30_000.0] * 2 + [0.0] * 8
+    safe = [-300.0] * 10
+    moves = [chess.Move.from_uci(m) for m in ("c8c6", "e8e7", "b8c6")]
+    scores = np.array([block, king_move])
+    assert rank(moves[:2], scores, MoveConfig())[0].move == moves[0]
+    assert rank(moves[:2], scores, MoveConfig(king_risk="expected"))[0].move == moves[1]
+    with_safe = np.array([block, king_move, safe])
+    assert rank(moves, with_safe, MoveConfig(king_risk="expected"))[0].move == moves[2]
+
+
+def test_the_expected_score_weighs_each_scored_board_by_the_boards_it_stands_for() -> None:
+    """Two attacked boards (all of them scored) and two of 98 quiet ones: the quiet boards stand for
+    49 each. The first move loses the king on both attacked boards and is level on the quiet ones;
+    the second loses it on one attacked board and a pawn on the quiet ones. Unweighted, the second
+    looks better (half the scored boards lost by the first); weighted, the first loses 2 boards of 100
+    and keeps level on the rest: it wins."""
+    scores = np.array([[-30_000.0, -30_000.0, 0.0, 0.0], [-30_000.0, 0.0, -100.0, -100.0]])
+    moves = [chess.Move.from_uci(m) for m in ("e1f1", "d1d2")]
+    weights = stood_for(attacked=2, others=98, chosen=4)
+    assert weights.tolist() == [1.0, 1.0, 49.0, 49.0]
+    config = MoveConfig(king_risk="expected")
+    assert rank(moves, scores, config)[0].move == moves[1]
+    assert rank(moves, scores, config, stand_for=weights)[0].move == moves[0]
+    assert stood_for(attacked=30, others=500, chosen=10).tolist() == [3.0] * 10

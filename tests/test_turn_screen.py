@@ -112,3 +112,16 @@ def test_parts_of_a_sample_share_it_out_without_overlap(tmp_path: Path) -> None:
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     assert done.returncode == 2 and "expected K/N with 0 <= K < N, not '2/2'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_danger_keeps_the_positions_where_our_king_is_attacked_on_some_board() -> None:
+    """Two believed boards, White to move: on one a black bishop on b4 checks our king, on the other
+    it stands on c5. Kept by --where danger while the checking board is among them, not without it."""
+    checked = chess.Board("rnbqk1nr/pppp1ppp/8/4p3/1b1P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 3")
+    quiet = chess.Board("rnbqk1nr/pppp1ppp/8/2b1p3/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 3")
+    both = turn_screen.TurnPosition(
+        "g.json", 3, quiet, np.stack([encode(quiet), encode(checked)]), 2, 100.0, 0, 0
+    )
+    calm = turn_screen.TurnPosition("g.json", 3, quiet, np.stack([encode(quiet)]), 1, 100.0, 0, 0)
+    assert checked.is_check() and not quiet.is_check()
+    assert turn_screen.in_danger(both) and not turn_screen.in_danger(calm)
