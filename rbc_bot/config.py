@@ -48,6 +48,7 @@ class MoveConfig:
     top_k: int = 3  # Stockfish's top moves per board that become candidates
     proposal_share: float = 0.25  # share of the move budget for finding candidates (the rest scores them)
     max_candidates: int = 24  # candidates scored at most (most proposed first)
+    proposal_attacked_share: float = 1.0  # most of the boards proposing candidates that are attacked ones
     max_boards: int = 400  # boards each candidate is scored on at most
     min_boards: int = 8  # boards scored however short the time
     consider_pass: bool = True  # the pass is a candidate too
@@ -168,6 +169,10 @@ def validate(config: BotConfig) -> None:
             "need 1 <= move.min_boards <= move.max_boards",
         ),
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
+        (
+            0.0 <= config.move.proposal_attacked_share <= 1.0,
+            "move.proposal_attacked_share must be in [0, 1]",
+        ),
         (0.0 <= config.move.near_tie <= 1.0, "move.near_tie must be in [0, 1]"),
         (0.0 < config.move.tail_share <= 1.0, "move.tail_share must be in (0, 1]"),
         (config.move.second_look >= 0, "move.second_look must be >= 0"),

@@ -214,9 +214,13 @@ def propose(
     rng: np.random.Generator,
 ) -> list[chess.Move | None]:
     """The candidates: Stockfish's top moves over a sample of boards (attacked boards first, so their
-    escapes are proposed), the king captures too rare to take blindly, the quiet checks (which the
-    engine rarely proposes: it assumes the opponent sees them) and the pass."""
-    proposal_boards = prioritised(attacked, others, max(8, config.max_candidates), rng)
+    escapes are proposed, up to ``proposal_attacked_share`` of the sample when there are others: a
+    rare threat must not leave only king moves to choose from), the king captures too rare to take
+    blindly, the quiet checks (which the engine rarely proposes: it assumes the opponent sees them)
+    and the pass."""
+    k = max(8, config.max_candidates)
+    from_attacked = k if not others else max(1, int(k * config.proposal_attacked_share))
+    proposal_boards = prioritised(attacked[:from_attacked], others, k, rng)
     votes: Counter[chess.Move | None] = Counter()
     top_k = config.top_k if n_boards > 8 else max(config.top_k, 8)  # few boards: widen the search
     for board_moves in scorer.top_moves(proposal_boards, top_k, budget_seconds * config.proposal_share):

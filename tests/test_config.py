@@ -35,6 +35,8 @@ def test_defaults_file_then_overrides(tmp_path: Path) -> None:
         ("move.blunder_board_weight=0", "move.blunder_board_weight must be in"),
         ("move.second_look_share=1", "move.second_look_share must be in"),
         ("move.second_look_boards=0", "move.second_look_boards must be >= 1"),
+        ("move.proposal_attacked_share=1.5", "move.proposal_attacked_share must be in"),
+        ("move.king_risk=most", "move.king_risk"),
         ("move.top_k", "is not key=value"),
     ],
 )

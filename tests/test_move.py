@@ -7,6 +7,7 @@ fixed rng seeds.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 
 import chess
@@ -23,6 +24,7 @@ from rbc_bot.move import (
     exposes_king,
     king_capture,
     our_king_attacked,
+    propose,
     quiet_checks,
 )
 from rbc_bot.ranking import rank
@@ -363,3 +365,28 @@ def test_the_second_look_corrects_a_shallow_pass_on_the_worst_boards(scorer: Sco
     assert looked[1].worst < 200  # the level pawn ending
     assert looked[1].mean == pytest.approx((looked[1].worst + 960.0) / 2)  # the second board kept
     assert look.rerank(ranked, scorer, MoveConfig(second_look=1), 2.0, 0.0, {}) == ranked
+
+
+# --- proposing candidates ------------------------------------------------------------------------
+
+QUEEN_HANGS = "6k1/5ppp/8/3q4/8/8/5PPP/3R2K1 w - - 0 1"  # Rd1xd5 wins the queen
+QUEEN_HANGS_KNIGHT_CHECKS = "6k1/5ppp/8/3q4/8/7n/5PPP/3R2K1 w - - 0 1"  # Nh3 checks: escape first
+
+
+@pytest.mark.parametrize(("share", "proposed"), [(1.0, False), (0.5, True)])
+def test_a_rare_threat_leaves_room_to_propose_what_the_other_boards_want(
+    scorer: Scorer, share: float, proposed: bool
+) -> None:
+    """30 boards where a knight checks our king (their escapes are proposed first) and 70 where it is
+    not there and Rd1xd5 wins the queen (not a legal chess move on the checked boards, so only the
+    quiet boards propose it). With every proposing board an attacked one the capture is never
+    proposed; with at most half of them attacked it is."""
+    attacked = boards_of(*[QUEEN_HANGS_KNIGHT_CHECKS] * 30)
+    others = boards_of(*[QUEEN_HANGS] * 70)
+    assert all(our_king_attacked(b) for b in attacked) and not any(our_king_attacked(b) for b in others)
+    config = MoveConfig(proposal_attacked_share=share)
+    legal = set(actions(attacked + others))
+    rng = np.random.default_rng(0)
+    candidates = propose(attacked, others, 100, legal, Counter(), scorer, config, 2.0, rng)
+    assert chess.Move.from_uci("g2h3") in candidates  # the check's escape by capture, proposed either way
+    assert (chess.Move.from_uci("d1d5") in candidates) is proposed
