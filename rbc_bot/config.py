@@ -41,7 +41,8 @@ class SenseConfig:
 
 @dataclass
 class MoveConfig:
-    aggregate: Literal["min", "mean", "mix", "regret", "tail"] = "min"  # how scores over boards combine
+    aggregate: Literal["min", "mean", "mix", "regret", "tail", "rational"] = "min"  # scores over boards
+    rational_temperature: float = 0.05  # "rational": boards weigh exp(-(our best there - least best) / this)
     tail_share: float = 0.1  # "tail": the worst boards averaged, as a share of all boards
     mix_min_weight: float = 0.5  # "mix" ("regret"): weight of the worst score (largest regret); rest: mean
     blunder_board_weight: float = 1.0  # weight in means and regrets of boards where its king is en prise
@@ -175,6 +176,7 @@ def validate(config: BotConfig) -> None:
         ),
         (0.0 <= config.move.near_tie <= 1.0, "move.near_tie must be in [0, 1]"),
         (0.0 < config.move.tail_share <= 1.0, "move.tail_share must be in (0, 1]"),
+        (config.move.rational_temperature > 0.0, "move.rational_temperature must be > 0"),
         (config.move.second_look >= 0, "move.second_look must be >= 0"),
         (0.0 < config.move.second_look_share < 1.0, "move.second_look_share must be in (0, 1)"),
         (config.move.second_look_boards >= 1, "move.second_look_boards must be >= 1"),

@@ -35,15 +35,18 @@ def aggregate(
     min_weight: float,
     board_weights: np.ndarray | None = None,
     tail_share: float = 0.1,
+    temperature: float = 0.05,
 ) -> np.ndarray:
     """Each candidate's value over the boards (``scores``: candidates x boards, centipawns), as an
     expected score in [0, 1]: the worst board (``min``), the average board (``mean``), ``min_weight`` of
     the worst plus the rest of the average (``mix``), ``min_weight`` of one minus the largest regret
     plus the rest of the average (``regret``), or the average of its worst ``tail_share`` of the boards
-    (``tail``). A board's regret is how much worse the move does there than the best candidate on that
-    board: a board on which every move loses costs no candidate anything, where under ``min`` it sets
-    every candidate's value and hides their differences; ``tail`` keeps min's caution but sees past
-    one such board to the next worst ones. ``board_weights`` (one per board, at most 1) say how likely
+    (``tail``), or the average over the boards weighed as a rational opponent would have chosen them
+    (``rational``, see ``rational_mean``). A board's regret is how much worse the move does there than
+    the best candidate on that board: a board on which every move loses costs no candidate anything,
+    where under ``min`` it sets every candidate's value and hides their differences; ``tail`` keeps
+    min's caution but sees past one such board to the next worst ones. ``board_weights`` (one per
+    board; at most 1, or how many believed boards each stands for under ``rational``) say how likely
     each board is: they weigh the average, the tail and each board's regret, so an unlikely board can
     neither buy a move nor condemn one; the worst board stays unweighted (a board is either possible
     or not)."""
@@ -61,7 +64,21 @@ def aggregate(
         return min_weight * (1.0 - regret.max(axis=1)) + (1 - min_weight) * mean
     if method == "tail":
         return tail_mean(p, w, tail_share)
-    raise ValueError(f"unknown aggregate {method!r} (min, mean, mix, regret, tail)")
+    if method == "rational":
+        return rational_mean(p, w, temperature)
+    raise ValueError(f"unknown aggregate {method!r} (min, mean, mix, regret, tail, rational)")
+
+
+def rational_mean(p: np.ndarray, weights: np.ndarray, temperature: float) -> np.ndarray:
+    """Each row's average over the boards, each board weighed by how likely a strong opponent made it:
+    ``exp(-d / temperature)``, ``d`` how much more our best candidate expects there than on the board
+    where it expects least. A board only a blunder reaches (our best reply wins its queen) then barely
+    counts, while boards on which the opponent did equally well count equally: the worst board of a
+    move decides only as far as the opponent was likely to leave it, where ``min`` lets any board
+    decide and ``mean`` lets every board count alike."""
+    best = p.max(axis=0)
+    likely = weights * np.exp(-(best - best.min()) / temperature)
+    return (p * likely).sum(axis=1) / max(float(likely.sum()), 1e-12)
 
 
 def tail_mean(p: np.ndarray, weights: np.ndarray, share: float) -> np.ndarray:
@@ -97,7 +114,17 @@ def rank(
     search's depth decides, then no longer outweighs what the move does on every other board.
     ``stand_for``: how many believed boards each scored board stands for (see ``king_risk_ranking``)."""
     losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
-    values = aggregate(scores, config.aggregate, config.mix_min_weight, board_weights, config.tail_share)
+    weights = board_weights
+    if config.aggregate == "rational" and stand_for is not None:  # each board as often as it stands for
+        weights = stand_for if board_weights is None else board_weights * stand_for
+    values = aggregate(
+        scores,
+        config.aggregate,
+        config.mix_min_weight,
+        weights,
+        config.tail_share,
+        config.rational_temperature,
+    )
     ranked = [
         Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost))
         for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)

@@ -152,3 +152,33 @@ def test_the_expected_score_weighs_each_scored_board_by_the_boards_it_stands_for
     assert rank(moves, scores, config)[0].move == moves[1]
     assert rank(moves, scores, config, stand_for=weights)[0].move == moves[0]
     assert stood_for(attacked=30, others=500, chosen=10).tolist() == [3.0] * 10
+
+
+def test_rational_weighs_boards_by_how_well_the_opponent_did_there() -> None:
+    """Board 1: the opponent played well (our best reply -200). Board 2: it hung its queen (our best
+    reply, C, takes it: +800). A is the best move on board 1 and loses a pawn more on board 2; B is a
+    little worse on board 1 and fine on board 2; C takes the queen if it is there and is lost if not.
+    ``min`` lets board 2 decide against A (B); ``mean`` lets the blunder board buy C; ``rational``
+    barely counts the board only a blunder reaches and plays the best move on the likely one (A)."""
+    scores = np.array([[-200.0, -300.0], [-260.0, 200.0], [-900.0, 800.0]])
+    moves = [chess.Move.from_uci(m) for m in ("e2e4", "d2d4", "d1h5")]
+    chosen = {
+        how: rank(moves, scores, MoveConfig(aggregate=how))[0].move for how in ("min", "mean", "rational")
+    }
+    assert chosen == {"min": moves[1], "mean": moves[2], "rational": moves[0]}
+    lean = aggregate(scores, "rational", 0.0, temperature=0.05)
+    assert lean[0] == pytest.approx(float(win_probability(np.array([-200.0]))[0]), abs=1e-4)
+    assert aggregate(scores, "rational", 0.0, temperature=1e6) == pytest.approx(
+        aggregate(scores, "mean", 0.0)
+    )
+
+
+def test_rational_counts_equally_likely_boards_alike() -> None:
+    """Three boards on which our best reply expects the same (-100): the opponent did equally well on
+    each, so each counts a third. The second move is 10 cp worse on its worst board than the first
+    and 150 cp better on two boards: ``min`` keeps the first, ``rational`` (like the mean) the second."""
+    scores = np.array([[-100.0, -250.0, -250.0], [-260.0, -100.0, -100.0]])
+    moves = [chess.Move.from_uci(m) for m in ("e2e4", "d2d4")]
+    assert rank(moves, scores, MoveConfig(aggregate="min"))[0].move == moves[0]
+    assert rank(moves, scores, MoveConfig(aggregate="rational"))[0].move == moves[1]
+    assert aggregate(scores, "rational", 0.0) == pytest.approx(aggregate(scores, "mean", 0.0))
