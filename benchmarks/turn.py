@@ -45,13 +45,14 @@ import rbc_bot.move as move_module
 from rbc_bot import expand_fast
 from rbc_bot.belief_ops import expand, filter_own_move, filter_sense
 from rbc_bot.belief_rows import decode, encode
-from rbc_bot.bot import CHOICE_SAMPLE, DANGER_SAMPLE
+from rbc_bot.bot import CHOICE_SAMPLE
 from rbc_bot.clock import Clock
 from rbc_bot.config import ClockConfig, EngineConfig, MoveConfig, SenseConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.rules import revise, sense_window
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import choose_sense_square, danger_square, sample_rows
+from rbc_bot.sense_rules import DANGER_SAMPLE
 
 OPENING = (
     "d4 d5 c4 e6 Nc3 Nf6 Bg5 Be7 e3 O-O Nf3 Nbd7 Rc1 c6 Bd3 dxc4 Bxc4 Nd5 Bxe7 Qxe7 O-O Nxc3 Rxc3 e5 Qc2 e4"

@@ -1,8 +1,9 @@
 """RbcBot, the one reconchess Player of this project: it wires the parts and holds no game logic.
 
-Observation -> belief (rbc_bot.belief) -> sense or move selector (rbc_bot.sense, rbc_bot.move), with
-the engine pool and the clock as services. No Player method ever raises: on an internal error it
-logs the traceback and returns a legal fallback (a central sense, a king capture or the pass).
+Observation -> belief (rbc_bot.belief) -> sense rules or move selector (rbc_bot.sense_rules,
+rbc_bot.move), with the engine pool and the clock as services. No Player method ever raises: on an
+internal error it logs the traceback and returns a legal fallback (a central sense, a king capture or
+the pass).
 """
 
 from __future__ import annotations
@@ -21,26 +22,19 @@ import chess
 import numpy as np
 from reconchess import GameHistory, Player, WinReason
 
-from rbc_bot.belief import BeliefTracker, decode, piece_code
+from rbc_bot.belief import BeliefTracker, piece_code
 from rbc_bot.clock import Clock, TurnBudget, panic_move_config
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import (
-    MoveDecision,
-    candidate_values,
-    choose_move,
-    king_capture,
-    our_king_attacked,
-)
+from rbc_bot.move import MoveDecision, choose_move, king_capture
 from rbc_bot.notation import square_name
 from rbc_bot.opening import opening_bonuses
 from rbc_bot.scorer import Scorer
-from rbc_bot.sense import choose_sense_square, danger_square, decision_square, king_square, sample_rows
+from rbc_bot.sense_rules import SenseInputs, SenseRules
 
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
-DANGER_SAMPLE = 2_000  # boards checked for an attacked king when choosing the sense
 PROGRESS_AFTER_PLIES = 40  # plies without capture or pawn move before progress earns a bonus
 CHOICE_SAMPLE = 3_000  # boards the move selector sees at most (king captures and check escapes among them)
 
@@ -150,20 +144,12 @@ class RbcBot(Player):
         self._seconds_at_sense = seconds_left
         self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
         self.tracker.recovery_seconds = max(0.2, budget.total / 3)
-        # Rules in order: tell apart boards where our king is attacked; when we stand well, locate
-        # their king; else the configured selector (the cheapest one in panic).
-        method = "partition" if budget.panic else self.config.sense.method
-        rule: str = method
-        square = None
-        if self.config.sense.danger_first and not budget.panic:
-            square, rule = self._danger_sense(), "danger"
-        if square is None and not budget.panic and self._last_mean >= self.config.sense.king_hunt_cp:
-            square, rule = self._king_hunt_sense(), "king-hunt"
-        if square is None and method == "decision":
-            square, rule = self._decision_sense(move_actions, budget.sense), "decision"
-        if square is None:
-            rule = "window" if method == "decision" else method
-            square = choose_sense_square(self.tracker.rows, rule, self.rng, self.config.sense.window_sample)
+        rules = SenseRules(self.config, self.scorer, self.rng)
+        seen = SenseInputs(self.tracker.rows, self.color, self._last_mean, self._last_worst, move_actions,
+                           budget.sense, budget.panic)  # fmt: skip
+        square, rule = rules.choose(seen)
+        if rules.danger_share is not None:
+            self._record["danger_share"] = rules.danger_share
         self._sense_square = square
         self._record.update(
             seconds_left=round(seconds_left, 2), budget=round(budget.total, 2), panic=budget.panic,
@@ -293,39 +279,6 @@ class RbcBot(Player):
             log.exception("Stockfish could not start; scoring by material only")
             self.engine = None
         self.scorer = Scorer(self.engine, cfg)
-
-    def _danger_sense(self) -> int | None:
-        """A sense that tells boards where our king is attacked from the others (None if all agree, or
-        if the threat is rare in a large belief: there cutting the belief is worth more). When we stand
-        well on every board, any threat counts: the move selector must parry a threat on any scored
-        board, so an unsensed rare one would cost a move every turn."""
-        sense = self.config.sense
-        any_threat = (
-            self.tracker.live_size <= sense.danger_always_below or self._last_worst >= sense.danger_ahead_cp
-        )
-        min_share = 0.0 if any_threat else sense.danger_min_share
-        rows = sample_rows(self.tracker.rows, DANGER_SAMPLE, self.rng)
-        attacked = np.array([our_king_attacked(b) for b in decode(rows, self.color)], dtype=bool)
-        self._record["danger_share"] = round(float(attacked.mean()), 3) if len(attacked) else 0.0
-        return danger_square(rows, attacked, min_share)
-
-    def _decision_sense(self, move_actions: Sequence[chess.Move], seconds: float) -> int | None:
-        """The centre whose result best serves the move choice, from the candidates' scores on a sample
-        of boards (None when the belief holds a single board: nothing to tell apart)."""
-        rows = sample_rows(self.tracker.rows, self.config.sense.decision_boards, self.rng)
-        if len(rows) < 2:
-            return None
-        boards = decode(rows, self.color)
-        values = candidate_values(
-            boards, set(move_actions), self.scorer, self.config.move, 0.8 * seconds, self.rng
-        )
-        how = "min" if self.config.move.aggregate == "min" else "mean"
-        return decision_square(rows, values, how)
-
-    def _king_hunt_sense(self) -> int | None:
-        """When we stand well, the sense that best locates the enemy king (None if no board doubts it)."""
-        rows = sample_rows(self.tracker.rows, self.config.sense.window_sample, self.rng)
-        return king_square(rows, piece_code(chess.Piece(chess.KING, not self.color)))
 
     def _opening_bonuses(self, actions: Sequence[chess.Move]) -> dict[chess.Move | None, float]:
         move = self.config.move

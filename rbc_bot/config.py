@@ -31,6 +31,7 @@ class SenseConfig:
     # window: the exact 3x3 split (fewest boards left on average); partition: the seed's per-square rule
     method: Literal["partition", "window", "random", "decision"] = "decision"
     decision_boards: int = 48  # boards sampled for the decision method's candidate scores
+    decision_attacked_share: float = 0.0  # ... up to this share of them boards where our king is attacked
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
     danger_min_share: float = 0.1  # ... but only if at least this share of the boards is attacked
@@ -177,6 +178,10 @@ def validate(config: BotConfig) -> None:
         (0.0 <= config.move.near_tie <= 1.0, "move.near_tie must be in [0, 1]"),
         (0.0 < config.move.tail_share <= 1.0, "move.tail_share must be in (0, 1]"),
         (config.move.rational_temperature > 0.0, "move.rational_temperature must be > 0"),
+        (
+            0.0 <= config.sense.decision_attacked_share <= 1.0,
+            "sense.decision_attacked_share must be in [0, 1]",
+        ),
         (config.move.second_look >= 0, "move.second_look must be >= 0"),
         (0.0 < config.move.second_look_share < 1.0, "move.second_look_share must be in (0, 1)"),
         (config.move.second_look_boards >= 1, "move.second_look_boards must be >= 1"),

@@ -26,6 +26,21 @@ def sample_rows(rows: np.ndarray, k: int, rng: np.random.Generator) -> np.ndarra
     return rows[rng.choice(len(rows), size=k, replace=False)]
 
 
+def attacked_first(
+    rows: np.ndarray, attacked: np.ndarray, k: int, share: float, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
+    """At most ``k`` of ``rows``: those where our king is ``attacked`` first (up to ``share`` of ``k``),
+    the rest drawn uniformly from the others; and how many of ``rows`` each one stands for. A threat on
+    a few boards in a hundred is then in the sample that prices the senses, each board still weighing
+    its share of the belief."""
+    hit, calm = np.flatnonzero(attacked), np.flatnonzero(~attacked)
+    n_hit = min(len(hit), max(1, int(k * share)) if len(calm) else k)
+    n_calm = min(len(calm), k - n_hit)
+    chosen = np.concatenate([rng.permutation(hit)[:n_hit], rng.permutation(calm)[:n_calm]])
+    weights = np.r_[np.full(n_hit, len(hit) / max(n_hit, 1)), np.full(n_calm, len(calm) / max(n_calm, 1))]
+    return rows[chosen], weights
+
+
 def partition_square(rows: np.ndarray) -> int:
     """The seed's rule: minimise the largest per-square partition, then shift inward."""
     largest = partition_counts(rows).max(axis=1)
@@ -107,40 +122,51 @@ def king_square(rows: np.ndarray, king_code: int) -> int | None:
     return INTERIOR[min(range(len(scores)), key=scores.__getitem__)]
 
 
-def _group_values(values: np.ndarray, inverse: np.ndarray, n_groups: int, how: str) -> np.ndarray:
-    """Each candidate's aggregate over each group of boards (candidates x groups): the mean, or the
-    worst board (``min``), of its expected scores ``values`` (candidates x boards)."""
+def _group_values(
+    values: np.ndarray, inverse: np.ndarray, weights: np.ndarray, n_groups: int, how: str
+) -> np.ndarray:
+    """Each candidate's aggregate over each group of boards (candidates x groups): the (``weights``-)
+    weighted mean, or the worst board (``min``), of its expected scores ``values`` (candidates x boards)."""
     if how == "min":
         order = np.argsort(inverse, kind="stable")
         sorted_groups = inverse[order]
         starts = np.flatnonzero(np.r_[True, sorted_groups[1:] != sorted_groups[:-1]])
         return np.minimum.reduceat(values[:, order], starts, axis=1)
     sums = np.zeros((values.shape[0], n_groups))
-    np.add.at(sums.T, inverse, values.T)
-    return sums / np.bincount(inverse, minlength=n_groups)
+    np.add.at(sums.T, inverse, (values * weights).T)
+    return sums / np.bincount(inverse, weights=weights, minlength=n_groups)
 
 
-def decision_values(rows: np.ndarray, values: np.ndarray, how: str = "mean") -> np.ndarray:
+def decision_values(
+    rows: np.ndarray, values: np.ndarray, how: str = "mean", weights: np.ndarray | None = None
+) -> np.ndarray:
     """For each interior centre, the expected value of the move we would choose after sensing there.
 
     ``values`` holds each candidate move's expected score on each of the boards ``rows`` (candidates x
     boards). A sense splits the boards into groups by what the window shows; on each group we would
     choose the candidate with the best aggregate (``mean`` or ``min``), so the centre is worth the
     average over groups, weighted by their sizes, of that best aggregate. A sense that removes many
-    boards but leaves the choice of move unchanged is worth no more than not sensing.
+    boards but leaves the choice of move unchanged is worth no more than not sensing. ``weights``: how
+    many believed boards each row stands for (``attacked_first``; default one each).
     """
-    n = len(rows)
+    w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=np.float64)
     result = []
     for inverse, counts in _window_groups(rows):
-        best = _group_values(values, inverse, len(counts), how).max(axis=0)
-        result.append(float((best * counts).sum()) / n)
+        best = _group_values(values, inverse, w, len(counts), how).max(axis=0)
+        result.append(float((best * np.bincount(inverse, weights=w, minlength=len(counts))).sum() / w.sum()))
     return np.array(result)
 
 
-def decision_square(rows: np.ndarray, values: np.ndarray, how: str = "mean", tolerance: float = 1e-3) -> int:
+def decision_square(
+    rows: np.ndarray,
+    values: np.ndarray,
+    how: str = "mean",
+    tolerance: float = 1e-3,
+    weights: np.ndarray | None = None,
+) -> int:
     """The centre whose result best serves the move choice (``decision_values``); among centres within
     ``tolerance`` of the best, the one leaving the fewest boards on average."""
-    worth = decision_values(rows, values, how)
+    worth = decision_values(rows, values, how, weights)
     near = worth >= worth.max() - tolerance
     survivors = expected_survivors(rows)
     return INTERIOR[int(np.argmin(np.where(near, survivors, np.inf)))]

@@ -22,6 +22,7 @@ from reconchess.play import play_turn
 from reconchess.utilities import move_actions
 
 import rbc_bot.bot
+import rbc_bot.sense_rules
 from rbc_bot.belief import encode
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
@@ -29,6 +30,7 @@ from rbc_bot.game import GameResult, play_game
 from rbc_bot.move import our_king_attacked
 from rbc_bot.players import BotSpec, export_stockfish_for_trout
 from rbc_bot.rules import sense_window
+from rbc_bot.sense_rules import SenseInputs, SenseRules
 
 ROOT = Path(__file__).parent.parent
 BOT_FILE = ROOT / "rbc_bot" / "bot.py"
@@ -69,14 +71,14 @@ def play_turns(bot: RbcBot, bot_color: chess.Color, plies: int, seed: int = 0) -
 
 def break_sense_selectors(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every sense selector the bot may call raises (the decision sense, the default, and the rest)."""
-    monkeypatch.setattr(rbc_bot.bot, "choose_sense_square", boom)
-    monkeypatch.setattr(rbc_bot.bot, "decision_square", boom)
+    monkeypatch.setattr(rbc_bot.sense_rules, "choose_sense_square", boom)
+    monkeypatch.setattr(rbc_bot.sense_rules, "decision_square", boom)
 
 
 def test_broken_selectors_still_give_legal_actions(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
     monkeypatch.setattr(rbc_bot.bot, "choose_move", boom)
     break_sense_selectors(monkeypatch)
-    monkeypatch.setattr(rbc_bot.bot, "danger_square", boom, raising=False)
+    monkeypatch.setattr(rbc_bot.sense_rules, "danger_square", boom)
     bot = small_bot()
     caplog.set_level(logging.ERROR, logger="rbc_bot.bot")
     try:
@@ -406,10 +408,9 @@ def test_danger_sense_for_a_rare_threat_in_a_small_belief_or_when_ahead() -> Non
         try:
             bot.handle_game_start(chess.WHITE, boards[0].copy(), "nobody")
             bot.handle_opponent_move_result(False, None)  # White's first turn: starts the turn record
-            bot._last_worst = standing
-            bot.tracker.rows = belief.copy()
-            square = bot._danger_sense()
-            assert bot._record["danger_share"] == pytest.approx(0.05)
+            rules = SenseRules(bot.config, bot.scorer, bot.rng)
+            square = rules.danger(SenseInputs(belief.copy(), chess.WHITE, 0.0, standing, [], 1.0, False))
+            assert rules.danger_share == pytest.approx(0.05)
             assert (square is not None) == expect_danger
             if square is not None:
                 assert chess.square_name(next(iter(attacked[0].pieces(chess.BISHOP, chess.BLACK)))) in {

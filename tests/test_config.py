@@ -37,6 +37,8 @@ def test_defaults_file_then_overrides(tmp_path: Path) -> None:
         ("move.second_look_boards=0", "move.second_look_boards must be >= 1"),
         ("move.proposal_attacked_share=1.5", "move.proposal_attacked_share must be in"),
         ("move.king_risk=most", "move.king_risk"),
+        ("move.rational_temperature=0", "move.rational_temperature must be > 0"),
+        ("sense.decision_attacked_share=2", "sense.decision_attacked_share must be in"),
         ("move.top_k", "is not key=value"),
     ],
 )

@@ -12,6 +12,7 @@ from rbc_bot.belief import encode
 from rbc_bot.rules import sense_window
 from rbc_bot.sense import (
     INTERIOR,
+    attacked_first,
     choose_sense_square,
     danger_square,
     decision_square,
@@ -222,3 +223,39 @@ def test_decision_sense_looks_where_the_answer_changes_the_move() -> None:
     worth = decision_values(rows, values)
     assert worth.max() == pytest.approx(1.0) and worth.min() == pytest.approx(0.5)
     assert decision_values(rows, values, "min").max() == pytest.approx(1.0)
+
+
+def test_attacked_first_samples_the_threats_and_weighs_each_board_by_what_it_stands_for() -> None:
+    """3 boards of 100 hold the threat: with 10 drawn and a quarter kept for threats, 2 of them come
+    first (each standing for 1.5 threat boards), then 8 of the 97 others (each for 97/8)."""
+    rows = np.arange(100 * 3).reshape(100, 3)
+    attacked = np.zeros(100, dtype=bool)
+    attacked[[5, 50, 95]] = True
+    chosen, weights = attacked_first(rows, attacked, 10, 0.25, np.random.default_rng(0))
+    assert len(chosen) == 10 and len({tuple(r) for r in chosen}) == 10
+    assert all(attacked[row[0] // 3] for row in chosen[:2]) and not any(
+        attacked[row[0] // 3] for row in chosen[2:]
+    )
+    assert weights.tolist() == [1.5, 1.5] + [97 / 8] * 8 and weights.sum() == pytest.approx(100)
+    only_threats, weights = attacked_first(
+        rows[attacked], attacked[attacked], 10, 0.25, np.random.default_rng(0)
+    )
+    assert len(only_threats) == 3 and weights.tolist() == [1.0] * 3
+
+
+@pytest.mark.parametrize("how", ["mean", "min"])
+def test_a_weighted_board_counts_as_that_many_copies_in_the_decision_values(
+    knight_boards: list[chess.Board], how: str
+) -> None:
+    """Weights are how many believed boards a sampled one stands for: weighing a board 3 gives the
+    centres the values that three copies of it would."""
+    rows = rows_of(knight_boards)
+    values = np.random.default_rng(1).random((4, len(rows)))
+    weights = np.ones(len(rows))
+    weights[0] = 3.0
+    copies = np.r_[[0, 0], np.arange(len(rows))]
+    weighted = decision_values(rows, values, how, weights)
+    assert weighted == pytest.approx(decision_values(rows[copies], values[:, copies], how))
+    assert decision_values(rows, values, how, np.ones(len(rows))) == pytest.approx(
+        decision_values(rows, values, how)
+    )

@@ -1,0 +1,114 @@
+"""Which rule picks this turn's sense, in order: tell apart the boards where our king is attacked
+(danger), locate their king when we stand well (king hunt), else the configured selector (by default
+the centre that best serves the move choice; the cheapest one in panic).
+
+The rules read the belief and the last move's centipawns, and the decision rule scores candidate
+moves with the engine; RbcBot hands them what they read and records what they chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import chess
+import numpy as np
+
+from rbc_bot.belief import decode, piece_code
+from rbc_bot.config import BotConfig
+from rbc_bot.move import candidate_values, our_king_attacked
+from rbc_bot.scorer import Scorer
+from rbc_bot.sense import (
+    attacked_first,
+    choose_sense_square,
+    danger_square,
+    decision_square,
+    king_square,
+    sample_rows,
+)
+
+DANGER_SAMPLE = 2_000  # boards checked for an attacked king when choosing the sense
+
+
+@dataclass
+class SenseInputs:
+    """What the rules read: the belief, our colour, the last move's centipawns, this turn's requests
+    and the sense's share of the turn's budget."""
+
+    rows: np.ndarray
+    color: chess.Color
+    last_mean: float
+    last_worst: float
+    move_actions: Sequence[chess.Move]
+    seconds: float
+    panic: bool
+
+
+class SenseRules:
+    """The rules, with the engine's scorer and the bot's random source; ``danger_share`` is the share
+    of sampled boards where our king is attacked, once a rule has looked."""
+
+    def __init__(self, config: BotConfig, scorer: Scorer, rng: np.random.Generator) -> None:
+        self.config = config
+        self.scorer = scorer
+        self.rng = rng
+        self.danger_share: float | None = None
+
+    def choose(self, seen: SenseInputs) -> tuple[int | None, str]:
+        """The sense square and the rule that chose it."""
+        sense = self.config.sense
+        method = "partition" if seen.panic else sense.method
+        square = None
+        rule: str = method
+        if sense.danger_first and not seen.panic:
+            square, rule = self.danger(seen), "danger"
+        if square is None and not seen.panic and seen.last_mean >= sense.king_hunt_cp:
+            square, rule = self.king_hunt(seen), "king-hunt"
+        if square is None and method == "decision":
+            square, rule = self.decision(seen), "decision"
+        if square is None:
+            rule = "window" if method == "decision" else method
+            square = choose_sense_square(seen.rows, rule, self.rng, sense.window_sample)
+        return square, rule
+
+    def danger(self, seen: SenseInputs) -> int | None:
+        """A sense that tells boards where our king is attacked from the others (None if all agree, or
+        if the threat is rare in a large belief: there cutting the belief is worth more). When we stand
+        well on every board, any threat counts: the move selector must parry a threat on any scored
+        board, so an unsensed rare one would cost a move every turn."""
+        sense = self.config.sense
+        any_threat = len(seen.rows) <= sense.danger_always_below or seen.last_worst >= sense.danger_ahead_cp
+        min_share = 0.0 if any_threat else sense.danger_min_share
+        return danger_square(*self.attacked_sample(seen), min_share)
+
+    def attacked_sample(self, seen: SenseInputs) -> tuple[np.ndarray, np.ndarray]:
+        """A sample of the believed boards and, for each, whether our king is attacked there."""
+        rows = sample_rows(seen.rows, DANGER_SAMPLE, self.rng)
+        attacked = np.array([our_king_attacked(b) for b in decode(rows, seen.color)], dtype=bool)
+        self.danger_share = round(float(attacked.mean()), 3) if len(attacked) else 0.0
+        return rows, attacked
+
+    def decision(self, seen: SenseInputs) -> int | None:
+        """The centre whose result best serves the move choice, from the candidates' scores on a sample
+        of boards (None when the belief holds a single board: nothing to tell apart). With
+        ``sense.decision_attacked_share``, boards where our king is attacked come first in the sample."""
+        sense = self.config.sense
+        weights = None
+        if sense.decision_attacked_share > 0:
+            pool, attacked = self.attacked_sample(seen)
+            share = sense.decision_attacked_share
+            rows, weights = attacked_first(pool, attacked, sense.decision_boards, share, self.rng)
+        else:
+            rows = sample_rows(seen.rows, sense.decision_boards, self.rng)
+        if len(rows) < 2:
+            return None
+        boards = decode(rows, seen.color)
+        legal = set(seen.move_actions)
+        values = candidate_values(boards, legal, self.scorer, self.config.move, 0.8 * seen.seconds, self.rng)
+        how = "min" if self.config.move.aggregate == "min" else "mean"
+        return decision_square(rows, values, how, weights=weights)
+
+    def king_hunt(self, seen: SenseInputs) -> int | None:
+        """When we stand well, the sense that best locates the enemy king (None if no board doubts it)."""
+        rows = sample_rows(seen.rows, self.config.sense.window_sample, self.rng)
+        return king_square(rows, piece_code(chess.Piece(chess.KING, not seen.color)))
