@@ -27,6 +27,7 @@ from rbc_bot.engine import (
 from rbc_bot.ranking import Candidate, board_likelihoods, rank, win_probability, worth_raiding
 from rbc_bot.rules import revise
 from rbc_bot.scorer import Scorer
+from rbc_bot.sense import stand_for
 
 
 @dataclass
@@ -103,11 +104,7 @@ def stood_for(attacked: int, others: int, chosen: int) -> np.ndarray:
     """How many believed boards each board ``prioritised`` chose stands for: the attacked ones come
     first (all of them, or the first ``chosen``), the rest are a uniform sample of the others."""
     from_attacked = min(attacked, chosen)
-    from_others = chosen - from_attacked
-    weights = np.ones(chosen)
-    weights[:from_attacked] = attacked / max(from_attacked, 1)
-    weights[from_attacked:] = others / max(from_others, 1)
-    return weights
+    return stand_for(attacked, others, from_attacked, chosen - from_attacked)
 
 
 SAFETY_SAMPLE = 300  # boards checked before a king capture is taken at once

@@ -114,14 +114,15 @@ def rank(
     search's depth decides, then no longer outweighs what the move does on every other board.
     ``stand_for``: how many believed boards each scored board stands for (see ``king_risk_ranking``)."""
     losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
-    weights = board_weights
-    if config.aggregate == "rational" and stand_for is not None:  # each board as often as it stands for
-        weights = stand_for if board_weights is None else board_weights * stand_for
+    believed = board_weights  # likelihood times the believed boards each scored board stands for
+    if stand_for is not None:
+        believed = stand_for if board_weights is None else board_weights * stand_for
+    rational = config.aggregate == "rational"
     values = aggregate(
         scores,
         config.aggregate,
         config.mix_min_weight,
-        weights,
+        believed if rational else board_weights,
         config.tail_share,
         config.rational_temperature,
     )
@@ -131,7 +132,7 @@ def rank(
     ]
     ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
     if config.king_risk == "expected" and ranked and ranked[0].king_losses > 0:
-        return king_risk_ranking(ranked, candidates, scores, board_weights, stand_for)
+        return king_risk_ranking(ranked, candidates, scores, believed)
     if config.near_tie > 0 and len(ranked) > 1:
         expected = dict(zip(candidates, aggregate(scores, "mean", 0.0, board_weights), strict=True))
         top = ranked[0]
@@ -147,18 +148,14 @@ def king_risk_ranking(
     ranked: list[Candidate],
     candidates: Sequence[chess.Move | None],
     scores: np.ndarray,
-    board_weights: np.ndarray | None,
-    stand_for: np.ndarray | None,
+    believed: np.ndarray | None,
 ) -> list[Candidate]:
     """The candidates by expected score over the believed boards, a lost king scoring 0: the order
     when every candidate can lose our king on some scored board. Counting those boards first would
     let one board in forty outweigh a queen lost on the rest, and the worst board is a lost king for
     every candidate alike. The scored boards hold every board where our king is attacked and a
-    sample of the others, so each board weighs what it ``stand_for`` (times its likelihood)."""
-    weights = np.ones(scores.shape[1]) if stand_for is None else np.asarray(stand_for, dtype=np.float64)
-    if board_weights is not None:
-        weights = weights * board_weights
-    expected = dict(zip(candidates, aggregate(scores, "mean", 0.0, weights), strict=True))
+    sample of the others, so each weighs ``believed``: the boards it stands for, times its likelihood."""
+    expected = dict(zip(candidates, aggregate(scores, "mean", 0.0, believed), strict=True))
     return sorted(ranked, key=lambda c: expected[c.move], reverse=True)
 
 

@@ -37,8 +37,16 @@ def attacked_first(
     n_hit = min(len(hit), max(1, int(k * share)) if len(calm) else k)
     n_calm = min(len(calm), k - n_hit)
     chosen = np.concatenate([rng.permutation(hit)[:n_hit], rng.permutation(calm)[:n_calm]])
-    weights = np.r_[np.full(n_hit, len(hit) / max(n_hit, 1)), np.full(n_calm, len(calm) / max(n_calm, 1))]
-    return rows[chosen], weights
+    return rows[chosen], stand_for(len(hit), len(calm), n_hit, n_calm)
+
+
+def stand_for(attacked: int, others: int, from_attacked: int, from_others: int) -> np.ndarray:
+    """How many boards each sampled board stands for, when ``from_attacked`` of the ``attacked`` ones
+    were taken first and ``from_others`` of the ``others`` after them."""
+    weights = np.empty(from_attacked + from_others)
+    weights[:from_attacked] = attacked / max(from_attacked, 1)
+    weights[from_attacked:] = others / max(from_others, 1)
+    return weights
 
 
 def partition_square(rows: np.ndarray) -> int:
