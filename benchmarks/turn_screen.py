@@ -39,6 +39,7 @@ from rbc_bot.belief import BeliefTracker, encode
 from rbc_bot.belief_rows import ROW, decode, row_in
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import BotConfig, load_config
+from rbc_bot.engine import king_capture_moves
 from rbc_bot.move import our_king_attacked
 from rbc_bot.notation import square_name
 from rbc_bot.replay.judge import Searcher
@@ -180,10 +181,19 @@ def in_danger(position: TurnPosition) -> bool:
     return any(our_king_attacked(board) for board in decode(position.rows, position.truth.turn))
 
 
+def raid_possible(position: TurnPosition) -> bool:
+    """Whether we can capture the enemy king on some of the position's believed boards: the turns on
+    which a change of when to try a king capture can choose differently."""
+    return any(king_capture_moves(board) for board in decode(position.rows, position.truth.turn))
+
+
+WHERE = {"danger": in_danger, "raid": raid_possible}
+
+
 def run(args: argparse.Namespace) -> None:
     suite = load_suite(args.suite, args.sample, args.seed, args.part)
-    if args.where == "danger":
-        suite = [position for position in suite if in_danger(position)]
+    if args.where in WHERE:
+        suite = [position for position in suite if WHERE[args.where](position)]
     base = TurnPlayer(load_config(None, args.base_set), args.increment)
     candidate = TurnPlayer(load_config(None, args.candidate_set), args.increment)
 
@@ -209,8 +219,9 @@ def main() -> None:
     )  # fmt: skip
     make.add_argument("--every", type=int, default=1, help="keep every N-th uncertain turn of a game")
     play.add_argument("--increment", type=float, default=5.0, help="the games' increment (seconds)")
-    play.add_argument("--where", choices=("all", "danger"), default="all",
-                      help="danger: only where our king is attacked on some believed board")  # fmt: skip
+    play.add_argument("--where", choices=("all", *WHERE), default="all",
+                      help="danger: only where our king is attacked on some believed board; raid: only "
+                           "where we can capture the enemy king on some")  # fmt: skip
     args = parser.parse_args()
     screening.run_command("turn_screen.py", lambda: (extract if args.command == "extract" else run)(args))
 

@@ -24,7 +24,14 @@ from rbc_bot.engine import (
     can_capture_king,
     king_capture_moves,
 )
-from rbc_bot.ranking import Candidate, board_likelihoods, rank, win_probability, worth_raiding
+from rbc_bot.ranking import (
+    Candidate,
+    board_likelihoods,
+    capture_share,
+    rank,
+    win_probability,
+    worth_raiding,
+)
 from rbc_bot.rules import revise
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import stand_for
@@ -158,7 +165,8 @@ def choose_move(
     raid = None  # a king capture possible on enough boards, if its worth is to be weighed first
     if captures:
         capture, count = captures.most_common(1)[0]
-        if count >= config.king_capture_share * len(boards) and not exposes_king(
+        share = capture_share(boards, count, config.blunder_board_weight)
+        if share >= config.king_capture_share and not exposes_king(
             boards, capture, SAFETY_SAMPLE, rng, config.king_capture_guard_value
         ):
             if not config.king_capture_by_value:
@@ -194,7 +202,9 @@ def choose_move(
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
         look = SecondLook(candidates, scored_boards, scores, weights)
         ranked = look.rerank(ranked, scorer, config, left, progress_bonus, bonuses)
-    if raid is not None and worth_raiding(scores, candidates.index(raid), candidates.index(ranked[0].move)):
+    if raid is not None and worth_raiding(
+        scores, candidates.index(raid), candidates.index(ranked[0].move), weights
+    ):
         return MoveDecision(raid, "king-capture", ranked, len(scored_boards), len(played.children), depth)
     return MoveDecision(ranked[0].move, "best-worst", ranked, len(scored_boards), len(played.children), depth)
 

@@ -100,6 +100,16 @@ def board_likelihoods(boards: Sequence[chess.Board], blunder_weight: float) -> n
     return np.array([blunder_weight if king_capture_moves(b) else 1.0 for b in boards], dtype=np.float64)
 
 
+def capture_share(boards: Sequence[chess.Board], hits: int, blunder_weight: float) -> float:
+    """The share of ``boards`` on which a king capture possible on ``hits`` of them works, each board
+    weighed by its likelihood (see ``board_likelihoods``; every board it works on is one where the
+    opponent left its king en prise). Counted alike, the boards where an opponent ignored our check
+    outnumber its few escapes, though a sensing opponent nearly always escapes."""
+    if blunder_weight >= 1.0:
+        return hits / len(boards)
+    return blunder_weight * hits / float(board_likelihoods(boards, blunder_weight).sum())
+
+
 def rank(
     candidates: Sequence[chess.Move | None],
     scores: np.ndarray,
@@ -159,10 +169,11 @@ def king_risk_ranking(
     return sorted(ranked, key=lambda c: expected[c.move], reverse=True)
 
 
-def worth_raiding(scores: np.ndarray, raid: int, best: int) -> bool:
+def worth_raiding(scores: np.ndarray, raid: int, best: int, board_weights: np.ndarray | None = None) -> bool:
     """Whether the king capture in row ``raid`` of ``scores`` expects at least what the ranking's choice
-    (row ``best``) expects: its hits count 1 each, its misses what the engine says of them. A raid that
-    hits on a third of the boards and hangs the queen on the rest expects ~0.4 where a quiet move in an
-    even game expects ~0.5; one that hits on half of them and keeps the piece safe expects more."""
-    expected = win_probability(scores[[raid, best]]).mean(axis=1)
+    (row ``best``) expects: its hits count 1 each, its misses what the engine says of them, each board
+    weighed by ``board_weights`` (likelihoods; alike if None). A raid that hits on a third of the boards
+    and hangs the queen on the rest expects ~0.4 where a quiet move in an even game expects ~0.5; one
+    that hits on half of them and keeps the piece safe expects more."""
+    expected = aggregate(scores[[raid, best]], "mean", 0.0, board_weights)
     return bool(expected[0] >= expected[1])

@@ -90,6 +90,17 @@ def test_king_capture_on_one_board_only_is_still_taken(scorer: Scorer) -> None:
     assert decision.reason == "king-capture" and decision.move == chess.Move.from_uci("a1a8")
 
 
+def test_a_king_capture_on_a_board_only_a_blunder_reaches_waits_for_its_likelihood(scorer: Scorer) -> None:
+    """Ra1xa8 works on one board of two. Counted alike that share (0.5) takes it at once; with such
+    boards weighing 0.1 (a strong opponent rarely leaves its king en prise) it is 0.1 / 1.1, under
+    the 30 % share, and the move is chosen like any other."""
+    boards = boards_of(KING_A8, "7k/8/8/8/8/8/8/R2QK3 w - - 0 1")
+    config = MoveConfig(blunder_board_weight=0.1)
+    decision = choose_move(boards, actions(boards), scorer, config, 2.0, np.random.default_rng(0))
+    assert decision.reason == "best-worst"
+    assert decision.candidates, "scored with the other candidates"
+
+
 def test_king_capture_that_would_leave_our_king_en_prise_is_not_gambled(scorer: Scorer) -> None:
     """In check from Bf7 on every board; Qxg1 takes the king on one board in three (over the 30 % share).
     Found in a game against TroutBot: the bot gambled on the capture and lost its king on the others."""

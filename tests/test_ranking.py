@@ -9,7 +9,7 @@ import pytest
 
 from rbc_bot.config import MoveConfig
 from rbc_bot.move import stood_for
-from rbc_bot.ranking import aggregate, board_likelihoods, rank, win_probability
+from rbc_bot.ranking import aggregate, board_likelihoods, capture_share, rank, win_probability
 
 
 def boards_of(*fens: str) -> list[chess.Board]:
@@ -98,6 +98,16 @@ def test_board_likelihoods_weigh_down_boards_with_the_king_en_prise() -> None:
     )
     assert board_likelihoods(boards, 0.25).tolist() == [0.25, 1.0, 0.25]
     assert board_likelihoods(boards, 1.0).tolist() == [1.0, 1.0, 1.0]
+
+
+def test_capture_share_weighs_the_boards_where_the_king_is_en_prise_by_their_likelihood() -> None:
+    """Re1xe8 works on 3 boards of 4: counted alike that is 0.75; weighing those 3 boards 0.1 each
+    (an opponent that rarely leaves its king en prise), 0.3 / 1.3."""
+    takes = "4k3/8/8/8/8/8/8/4RK2 w - - 0 1"
+    boards = boards_of(takes, takes, takes, "4k3/8/8/8/8/8/8/3R1K2 w - - 0 1")
+    assert capture_share(boards, 3, 1.0) == 0.75
+    assert capture_share(boards, 3, 0.1) == pytest.approx(0.3 / 1.3)
+    assert capture_share(boards[:3], 3, 0.1) == pytest.approx(1.0), "no other board: it works on all"
 
 
 def test_the_tail_sees_past_a_board_every_move_loses() -> None:

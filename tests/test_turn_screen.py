@@ -125,3 +125,16 @@ def test_danger_keeps_the_positions_where_our_king_is_attacked_on_some_board() -
     calm = turn_screen.TurnPosition("g.json", 3, quiet, np.stack([encode(quiet)]), 1, 100.0, 0, 0)
     assert checked.is_check() and not quiet.is_check()
     assert turn_screen.in_danger(both) and not turn_screen.in_danger(calm)
+
+
+def test_raid_keeps_the_positions_where_we_can_take_the_enemy_king_on_some_board() -> None:
+    """White to move; on one believed board the black king stands on e8 before our rook on e1, on the
+    other on d8. Kept by --where raid while the board with the king en prise is among them."""
+    open_king = chess.Board("4k3/8/8/8/8/8/8/4RK2 w - - 0 1")
+    hidden = chess.Board("3k4/8/8/8/8/8/8/4RK2 w - - 0 1")
+    both = turn_screen.TurnPosition(
+        "g.json", 9, hidden, np.stack([encode(hidden), encode(open_king)]), 2, 100.0, 0, 0
+    )
+    calm = turn_screen.TurnPosition("g.json", 9, hidden, np.stack([encode(hidden)]), 1, 100.0, 0, 0)
+    assert turn_screen.raid_possible(both) and not turn_screen.raid_possible(calm)
+    assert turn_screen.WHERE["raid"] is turn_screen.raid_possible
