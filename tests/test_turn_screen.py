@@ -138,3 +138,33 @@ def test_raid_keeps_the_positions_where_we_can_take_the_enemy_king_on_some_board
     calm = turn_screen.TurnPosition("g.json", 9, hidden, np.stack([encode(hidden)]), 1, 100.0, 0, 0)
     assert turn_screen.raid_possible(both) and not turn_screen.raid_possible(calm)
     assert turn_screen.WHERE["raid"] is turn_screen.raid_possible
+
+
+def test_raid_odds_compares_the_share_of_open_kings_with_the_truth(tmp_path: Path) -> None:
+    """Two turns: on one the true board (black king e8 before our rook e1) is one of two believed
+    boards allowing the capture; on the other the truth hides its king, and one of its two boards
+    allows it. Half the boards promise the capture each time; it worked once in two, as counting
+    boards alike predicts (weight 1). Four such turns with one hit need the weight 1/3."""
+    import raid_odds
+
+    open_king = chess.Board("4k3/8/8/8/8/8/8/4RK2 w - - 0 1")
+    hidden = chess.Board("3k4/8/8/8/8/8/8/4RK2 w - - 0 1")
+    rows = np.stack([encode(hidden), encode(open_king)])
+    turns = [
+        turn_screen.TurnPosition("g.json", 9, truth, rows, 2, 100.0, 0, 0) for truth in (open_king, hidden)
+    ]
+    suite = tmp_path / "suite.jsonl.gz"
+    with gzip.open(suite, "wt") as stream:
+        stream.writelines(json.dumps(turn.as_dict()) + "\n" for turn in turns)
+    shares, hits = raid_odds.raid_turns(suite)
+    assert shares.tolist() == [0.5, 0.5] and hits.tolist() == [True, False]
+    assert abs(raid_odds.fitted_weight(shares, hits) - 1.0) < 1e-3
+    four = np.full(4, 0.5)
+    assert abs(raid_odds.fitted_weight(four, np.array([True, False, False, False])) - 1 / 3) < 1e-3
+    done = subprocess.run([sys.executable, str(SCRIPT.parent / "raid_odds.py"), str(suite)],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    assert "2 turns where some believed board allows a king capture; the true board did on 1" in done.stdout
+    missing = subprocess.run([sys.executable, str(SCRIPT.parent / "raid_odds.py"), str(tmp_path / "none.gz")],
+                             capture_output=True, text=True, check=False)  # fmt: skip
+    assert missing.returncode == 1 and missing.stderr.startswith("raid_odds.py: error:")
+    assert "Traceback" not in missing.stderr and len(missing.stderr.splitlines()) == 1
