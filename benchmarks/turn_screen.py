@@ -194,6 +194,7 @@ def run(args: argparse.Namespace) -> None:
     suite = load_suite(args.suite, args.sample, args.seed, args.part)
     if args.where in WHERE:
         suite = [position for position in suite if WHERE[args.where](position)]
+    suite = [position for position in suite if position.believed >= args.min_believed]
     base = TurnPlayer(load_config(None, args.base_set), args.increment)
     candidate = TurnPlayer(load_config(None, args.candidate_set), args.increment)
 
@@ -222,6 +223,8 @@ def main() -> None:
     play.add_argument("--where", choices=("all", *WHERE), default="all",
                       help="danger: only where our king is attacked on some believed board; raid: only "
                            "where we can capture the enemy king on some")  # fmt: skip
+    play.add_argument("--min-believed", type=int, default=0,
+                      help="only positions whose belief held at least this many boards")  # fmt: skip
     args = parser.parse_args()
     screening.run_command("turn_screen.py", lambda: (extract if args.command == "extract" else run)(args))
 

@@ -87,6 +87,12 @@ def test_equal_configurations_play_each_turn_alike_with_legal_senses_and_moves(t
         assert 1 <= row["base_after_sense"] <= len(position.rows)  # the truth survives its own sense
         legal = {m.uci() for m in move_actions(position.truth)} | {"pass"}
         assert row["base"] in legal and row["base_loss"] >= 0.0
+    largest = max(p.believed for p in positions.values())
+    too_few = subprocess.run(
+        [sys.executable, str(SCRIPT), "run", str(suite), "--min-believed", str(largest + 1), *flags],
+        capture_output=True, text=True, check=True, timeout=600,
+    )  # fmt: skip
+    assert too_few.stdout.startswith("no positions"), "--min-believed leaves out smaller beliefs"
 
 
 def test_bad_input_is_one_line_on_stderr(tmp_path: Path) -> None:
