@@ -170,6 +170,14 @@ def test_raid_odds_compares_the_share_of_open_kings_with_the_truth(tmp_path: Pat
     done = subprocess.run([sys.executable, str(SCRIPT.parent / "raid_odds.py"), str(suite)],
                           capture_output=True, text=True, check=True)  # fmt: skip
     assert "2 turns where some believed board allows a king capture; the true board did on 1" in done.stdout
+    screened = tmp_path / "rows.jsonl"
+    rows = [("e1e8", "e1e2", 0.0, 0.4), ("e1e2", "e1e2", 0.1, 0.1)]  # only the first tries the capture
+    keys = ("base", "candidate", "base_loss", "candidate_loss")
+    lines = [{"game": "g.json", "turn": 9, **dict(zip(keys, row, strict=True))} for row in rows]
+    screened.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    assert raid_odds.raid_rows(suite, [screened]) == (1, 0.0, 0.4), (
+        "the row without a king capture is left out"
+    )
     missing = subprocess.run([sys.executable, str(SCRIPT.parent / "raid_odds.py"), str(tmp_path / "none.gz")],
                              capture_output=True, text=True, check=False)  # fmt: skip
     assert missing.returncode == 1 and missing.stderr.startswith("raid_odds.py: error:")
