@@ -146,12 +146,12 @@ def test_raid_keeps_the_positions_where_we_can_take_the_enemy_king_on_some_board
     assert turn_screen.WHERE["raid"] is turn_screen.raid_possible
 
 
-def test_raid_odds_compares_the_share_of_open_kings_with_the_truth(tmp_path: Path) -> None:
+def test_board_odds_compares_the_share_of_open_kings_with_the_truth(tmp_path: Path) -> None:
     """Two turns: on one the true board (black king e8 before our rook e1) is one of two believed
     boards allowing the capture; on the other the truth hides its king, and one of its two boards
     allows it. Half the boards promise the capture each time; it worked once in two, as counting
     boards alike predicts (weight 1). Four such turns with one hit need the weight 1/3."""
-    import raid_odds
+    import board_odds
 
     open_king = chess.Board("4k3/8/8/8/8/8/8/4RK2 w - - 0 1")
     hidden = chess.Board("3k4/8/8/8/8/8/8/4RK2 w - - 0 1")
@@ -162,23 +162,43 @@ def test_raid_odds_compares_the_share_of_open_kings_with_the_truth(tmp_path: Pat
     suite = tmp_path / "suite.jsonl.gz"
     with gzip.open(suite, "wt") as stream:
         stream.writelines(json.dumps(turn.as_dict()) + "\n" for turn in turns)
-    shares, hits = raid_odds.raid_turns(suite)
+    shares, hits = board_odds.feature_turns(suite)
     assert shares.tolist() == [0.5, 0.5] and hits.tolist() == [True, False]
-    assert abs(raid_odds.fitted_weight(shares, hits) - 1.0) < 1e-3
+    assert abs(board_odds.fitted_weight(shares, hits) - 1.0) < 1e-3
     four = np.full(4, 0.5)
-    assert abs(raid_odds.fitted_weight(four, np.array([True, False, False, False])) - 1 / 3) < 1e-3
-    done = subprocess.run([sys.executable, str(SCRIPT.parent / "raid_odds.py"), str(suite)],
+    assert abs(board_odds.fitted_weight(four, np.array([True, False, False, False])) - 1 / 3) < 1e-3
+    done = subprocess.run([sys.executable, str(SCRIPT.parent / "board_odds.py"), str(suite)],
                           capture_output=True, text=True, check=True)  # fmt: skip
-    assert "2 turns where some believed board allows a king capture; the true board did on 1" in done.stdout
+    assert "2 turns where some believed board has king-en-prise; the true board had it on 1" in done.stdout
     screened = tmp_path / "rows.jsonl"
     rows = [("e1e8", "e1e2", 0.0, 0.4), ("e1e2", "e1e2", 0.1, 0.1)]  # only the first tries the capture
     keys = ("base", "candidate", "base_loss", "candidate_loss")
     lines = [{"game": "g.json", "turn": 9, **dict(zip(keys, row, strict=True))} for row in rows]
     screened.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    assert raid_odds.raid_rows(suite, [screened]) == (1, 0.0, 0.4), (
+    assert board_odds.raid_rows(suite, [screened]) == (1, 0.0, 0.4), (
         "the row without a king capture is left out"
     )
-    missing = subprocess.run([sys.executable, str(SCRIPT.parent / "raid_odds.py"), str(tmp_path / "none.gz")],
+    odds = str(SCRIPT.parent / "board_odds.py")
+    missing = subprocess.run([sys.executable, odds, str(tmp_path / "none.gz")],
                              capture_output=True, text=True, check=False)  # fmt: skip
-    assert missing.returncode == 1 and missing.stderr.startswith("raid_odds.py: error:")
+    assert missing.returncode == 1 and missing.stderr.startswith("board_odds.py: error:")
     assert "Traceback" not in missing.stderr and len(missing.stderr.splitlines()) == 1
+
+
+def test_board_odds_features_read_the_side_to_move() -> None:
+    """White to move. The black knight on d5 hangs to the pawn on e4 (a cheaper attacker), the black
+    rook on a5 to our rook (nothing defends it); the black bishop on b4 checks our king; with the
+    black king on e8 before our rook on e1 the capture is there."""
+    import board_odds
+
+    hangs = chess.Board("4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1")
+    loose_rook = chess.Board("4k3/8/8/r7/8/8/8/R3K3 w - - 0 1")
+    checked = chess.Board("4k3/8/8/8/1b6/8/8/4K3 w - - 0 1")
+    open_king = chess.Board("4k3/8/8/8/8/8/8/4RK2 w - - 0 1")
+    features = board_odds.FEATURES
+    assert features["piece-hangs"](hangs) and not features["piece-hangs"](checked)
+    assert features["piece-hangs"](loose_rook), "nothing defends the black rook"
+    assert features["our-king-attacked"](checked) and not features["our-king-attacked"](hangs)
+    assert features["king-en-prise"](open_king) and not features["king-en-prise"](checked)
+    over = np.full(4, 0.25)
+    assert board_odds.fitted_weight(over, np.array([True, True, False, False])) > 1.0, "likelier than counted"
