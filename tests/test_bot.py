@@ -268,7 +268,8 @@ def test_no_flag_at_a_realistic_clock(tmp_path: Path, caplog: Any) -> None:
     # short: TroutBot can lose its king in five moves, so the time spent proves nothing by itself).
     searched = [r for r in records if r["move_reason"] not in ("king-capture", "only-move")]
     assert searched, records
-    assert all(r["engine_calls"] > 0 and r["chosen_move"] for r in searched), "it never just passes"
+    unsearched = [r for r in searched if r["engine_calls"] == 0 or not (r["chosen_move"] or r["candidates"])]
+    assert not unsearched, f"it never just passes: a pass only as the best of scored candidates {unsearched}"
 
 
 @pytest.mark.parametrize("ours", ["white", "black"])
