@@ -245,8 +245,10 @@ def mp_context() -> BaseContext:
     """Forkserver (children fork from a clean, preloaded server: fast and thread-safe), else spawn."""
     try:
         context = multiprocessing.get_context("forkserver")
-        # Everything a bot process imports anyway, imported once in the server instead of per game.
-        context.set_forkserver_preload(["numpy", "chess", "reconchess", "rbc_bot.players", "rbc_bot.seats"])
+        # Everything a bot process imports anyway, imported once in the server instead of per game,
+        # and the hook that turns a seat's cut-off start into one line.
+        preload = ["numpy", "chess", "reconchess", "rbc_bot.players", "rbc_bot.seats"]
+        context.set_forkserver_preload([*preload, "rbc_bot.forkserver_hooks"])
         return context
     except ValueError:  # pragma: no cover - platforms without forkserver
         return multiprocessing.get_context("spawn")
