@@ -194,7 +194,7 @@ def run(args: argparse.Namespace) -> None:
     suite = load_suite(args.suite, args.sample, args.seed, args.part)
     if args.where in WHERE:
         suite = [position for position in suite if WHERE[args.where](position)]
-    suite = [position for position in suite if position.believed >= args.min_believed]
+    suite = [p for p in suite if args.min_believed <= p.believed <= (args.max_believed or p.believed)]
     base = TurnPlayer(load_config(None, args.base_set), args.increment)
     candidate = TurnPlayer(load_config(None, args.candidate_set), args.increment)
 
@@ -225,6 +225,8 @@ def main() -> None:
                            "where we can capture the enemy king on some")  # fmt: skip
     play.add_argument("--min-believed", type=int, default=0,
                       help="only positions whose belief held at least this many boards")  # fmt: skip
+    play.add_argument("--max-believed", type=int, default=0,
+                      help="only positions whose belief held at most this many (0: any)")  # fmt: skip
     args = parser.parse_args()
     screening.run_command("turn_screen.py", lambda: (extract if args.command == "extract" else run)(args))
 

@@ -93,6 +93,12 @@ def test_equal_configurations_play_each_turn_alike_with_legal_senses_and_moves(t
         capture_output=True, text=True, check=True, timeout=600,
     )  # fmt: skip
     assert too_few.stdout.startswith("no positions"), "--min-believed leaves out smaller beliefs"
+    smallest = min(p.believed for p in positions.values())
+    too_many = subprocess.run(
+        [sys.executable, str(SCRIPT), "run", str(suite), "--max-believed", str(smallest - 1), *flags],
+        capture_output=True, text=True, check=True, timeout=600,
+    )  # fmt: skip
+    assert too_many.stdout.startswith("no positions"), "--max-believed leaves out larger beliefs"
 
 
 def test_bad_input_is_one_line_on_stderr(tmp_path: Path) -> None:
