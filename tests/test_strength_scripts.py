@@ -1,5 +1,6 @@
 """The scripts behind the strength records: benchmarks/paired.py (games paired by seed and colour,
-pooled runs, the sign test, bad folders) and benchmarks/turn_logs.py (clock figures, overrun turns)."""
+pooled runs, the sign test, bad folders), benchmarks/turn_logs.py (clock figures, overrun turns) and
+benchmarks/openings.py (our first moves and first queen move per game, read from the replays)."""
 
 from __future__ import annotations
 
@@ -167,3 +168,34 @@ def test_bad_run_input_is_one_line_on_stderr(tmp_path: Path, extra: list[str], s
     assert says in done.stderr
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("decisions.py: error: ") and done.stderr.count("\n") == 1
+
+
+def test_openings_reads_our_moves_and_first_queen_move_from_the_replays() -> None:
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "openings.py"), str(KEPT), "--moves", "3", "--by", "9"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    lines = done.stdout.splitlines()
+    game = next(line for line in lines if line.startswith("1007 white"))
+    history = load_game(next((KEPT / "losses").glob("rbc_bot-strangefish_bot-s1007-*.json"))).history
+    ours = [history.taken_move(t) for t in history.turns(chess.WHITE)]
+    assert game.split()[3:6] == [m.uci() if m else "--" for m in ours[:3]]
+    turn = int(game.split()[-1])
+    queen = ours[turn]
+    assert queen is not None and game.split()[-4] == queen.uci()
+    truth = [history.truth_board_before_move(t) for t in history.turns(chess.WHITE)]
+    assert truth[turn].piece_type_at(queen.from_square) == chess.QUEEN
+    earlier = zip(ours[:turn], truth[:turn], strict=True)
+    assert not any(m and b.piece_type_at(m.from_square) == chess.QUEEN for m, b in earlier)
+    # Kept records hold only the losses' replays: the three losses are counted, the rest said to be missing.
+    assert "queen moved by turn 9: 1 games, 0.0 points" in done.stdout  # 1007 White's queen moved at turn 9
+    assert "the others: 2 games, 0.0 points (0%)" in done.stdout
+    assert lines[-1].startswith("left out: 9 recorded games without their replay")
+
+
+def test_openings_on_a_folder_without_replays_is_one_line_on_stderr(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run", [(1, "white", "white")])
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "openings.py"), str(run)], capture_output=True, text=True
+    )
+    assert done.returncode == 1 and done.stderr.count("\n") == 1 and "no replays" in done.stderr
