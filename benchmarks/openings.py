@@ -43,9 +43,10 @@ def opening_of(record: dict, replay: Path, moves: int) -> Opening:
         move = history.taken_move(turn)
         if turn.turn_number < moves:
             played.append(move.uci() if move else "--")
-        board = history.truth_board_before_move(turn)
-        if first_queen is None and move is not None and board.piece_type_at(move.from_square) == chess.QUEEN:
-            first_queen = (turn.turn_number, move.uci())
+        if first_queen is None and move is not None:
+            board = history.truth_board_before_move(turn)  # replays the game: only until the queen moved
+            if board.piece_type_at(move.from_square) == chess.QUEEN:
+                first_queen = (turn.turn_number, move.uci())
     points = game_points(record, record["a_color"])
     return Opening(int(record["seed"]), record["a_color"], points, played, first_queen)
 
