@@ -1,4 +1,4 @@
-"""Engine lookup, engine safety and engine recovery, against the real Stockfish.
+"""Engine safety and engine recovery, against the real Stockfish (the lookup: test_engine_lookup.py).
 
 Every board class that crashes Stockfish 15.1 or hangs python-chess (rbc_bot.engine_safety) goes through
 the pool here; the pool must answer with the right kind of score and without a single restart.
@@ -10,21 +10,18 @@ import math
 import os
 import random
 import signal
-import stat
-import subprocess
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import chess
 import pytest
+from engine_helpers import fake_engine
 
-from rbc_bot import engine, engine_lookup, uci
+from rbc_bot import engine, uci
 from rbc_bot.engine import (
     KING_CAPTURE_SCORE,
     MATE_SCORE,
     EnginePool,
-    StockfishNotFoundError,
     can_capture_king,
     engine_safe_board,
     find_stockfish,
@@ -41,97 +38,6 @@ MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/2pp4/3P4/2PBPN2/PP1N1PPP/R1BQ1RK1 w - - 0 
 def pool() -> Iterator[EnginePool]:
     with EnginePool(workers=2, deterministic=True, timeout=10.0) as shared:
         yield shared
-
-
-# ---------------------------------------------------------------------------------------------------------
-# Lookup
-
-
-def _fake_engine(directory: Path, name: str = "stockfish", body: str = "exit 0") -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / name
-    path.write_text(f"#!/bin/sh\n{body}\n")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    return path
-
-
-@pytest.fixture
-def places(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, Path]:
-    """Every lookup place redirected into tmp dirs, all empty to start with."""
-    paths = {
-        "env": tmp_path / "env" / "stockfish",
-        "bundled": tmp_path / "repo" / "stockfish_bin" / "stockfish",
-        "path_dir": tmp_path / "bin",
-        "system": tmp_path / "usr_games" / "stockfish",
-    }
-    paths["path_dir"].mkdir()
-    monkeypatch.setattr(engine_lookup, "BUNDLED_PATH", paths["bundled"])
-    monkeypatch.setattr(engine_lookup, "SYSTEM_PATH", paths["system"])
-    monkeypatch.setenv("PATH", str(paths["path_dir"]))
-    monkeypatch.delenv(engine_lookup.ENV_VAR, raising=False)
-    return paths
-
-
-def test_lookup_order(places: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    system = _fake_engine(places["system"].parent)
-    assert find_stockfish() == system
-    on_path = _fake_engine(places["path_dir"])
-    assert find_stockfish() == on_path
-    bundled = _fake_engine(places["bundled"].parent)
-    assert find_stockfish() == bundled
-    env = _fake_engine(places["env"].parent)
-    monkeypatch.setenv(engine_lookup.ENV_VAR, str(env))
-    assert find_stockfish() == env
-    explicit = _fake_engine(tmp_path / "explicit", "my-engine")
-    assert find_stockfish(explicit) == explicit
-    assert find_stockfish(str(explicit)) == explicit
-
-
-def test_explicit_name_on_path(places: dict[str, Path]) -> None:
-    other = _fake_engine(places["path_dir"], "stockfish-16")
-    assert find_stockfish("stockfish-16") == other
-
-
-def test_non_executable_file_is_skipped(places: dict[str, Path]) -> None:
-    places["bundled"].parent.mkdir(parents=True)
-    places["bundled"].write_text("not a binary")
-    system = _fake_engine(places["system"].parent)
-    assert find_stockfish() == system
-
-
-def test_bad_explicit_path_is_an_error(places: dict[str, Path], tmp_path: Path) -> None:
-    _fake_engine(places["system"].parent)
-    missing = tmp_path / "nowhere" / "stockfish"
-    with pytest.raises(StockfishNotFoundError, match="nowhere"):
-        find_stockfish(missing)
-
-
-def test_bad_env_var_warns_and_falls_through(
-    places: dict[str, Path], monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
-) -> None:
-    system = _fake_engine(places["system"].parent)
-    monkeypatch.setenv(engine_lookup.ENV_VAR, "/no/such/stockfish")
-    assert find_stockfish() == system
-    assert "/no/such/stockfish" in caplog.text
-
-
-def test_not_found_names_every_place(places: dict[str, Path], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(engine_lookup.ENV_VAR, "/no/such/stockfish")
-    with pytest.raises(StockfishNotFoundError) as info:
-        find_stockfish()
-    message = str(info.value)
-    for expected in (
-        engine_lookup.ENV_VAR,
-        "/no/such/stockfish",
-        str(places["bundled"]),
-        "PATH",
-        str(places["system"]),
-        "sudo sh stockfish_bin/install.sh",
-        "apt-get install -y stockfish",
-    ):
-        assert expected in message, expected
-    with pytest.raises(StockfishNotFoundError):
-        EnginePool()
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -446,7 +352,7 @@ done"""
 def test_hung_engine_times_out_restarts_and_falls_back(tmp_path: Path) -> None:
     """A search past the pool's timeout restarts the engine; the retry hanging too gives it up: that
     board and every later one are scored by material."""
-    hung = _fake_engine(tmp_path, "hangfish", HUNG_ENGINE)
+    hung = fake_engine(tmp_path, "hangfish", HUNG_ENGINE)
     board = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
     with EnginePool(hung, workers=1, timeout=0.3) as hung_pool:
         assert hung_pool.name == "Hangfish"
@@ -457,7 +363,7 @@ def test_hung_engine_times_out_restarts_and_falls_back(tmp_path: Path) -> None:
 
 
 def test_not_an_engine_is_a_clear_error(tmp_path: Path) -> None:
-    not_uci = _fake_engine(tmp_path, "not-an-engine", "exit 0")
+    not_uci = fake_engine(tmp_path, "not-an-engine", "exit 0")
     with pytest.raises(engine.EngineError, match=r"could not start Stockfish at .*not-an-engine"):
         EnginePool(not_uci, workers=1, timeout=2.0)
 
@@ -499,46 +405,9 @@ done"""
 def test_bound_line_never_replaces_an_exact_score(tmp_path: Path) -> None:
     """Stockfish 15.1 stopped by a node limit can end on a fail-low line (it does at 1000 nodes from
     the start position): the last exact score is the one to trust."""
-    scripted = _fake_engine(tmp_path, "scripted", SCRIPTED_ENGINE)
+    scripted = fake_engine(tmp_path, "scripted", SCRIPTED_ENGINE)
     with EnginePool(scripted, workers=1) as scripted_pool:
         assert scripted_pool.evaluate([chess.Board()], nodes=1000) == [58.0]
         assert scripted_pool.top_moves([chess.Board()], 1, nodes=1000) == [
             [(chess.Move.from_uci("d2d4"), 58.0)]
         ]
-
-
-def _check_engine(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "run_bot.py", "check-engine", *args],
-        cwd=Path(__file__).resolve().parent.parent,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-
-
-def test_check_engine_command(tmp_path: Path) -> None:
-    found = _check_engine("--nodes", "2000")
-    assert found.returncode == 0, found.stdout + found.stderr
-    assert f"binary:  {find_stockfish()}" in found.stdout
-    assert "engine:  Stockfish" in found.stdout
-    assert found.stdout.count("search:  ") == 2 and "best " in found.stdout
-    missing = _check_engine("--stockfish", str(tmp_path / "no-stockfish"))
-    assert missing.returncode == 2, "a Stockfish that is not there is a usage error"
-    (line,) = missing.stderr.strip().splitlines()
-    assert line.startswith("rbc-bot: error: ") and "no-stockfish" in line and "install.sh" in line
-
-
-def _install_sh(env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    script = Path(__file__).resolve().parent.parent / "stockfish_bin" / "install.sh"
-    return subprocess.run(["sh", str(script)], env=env, capture_output=True, text=True, timeout=30)
-
-
-def test_install_script_finds_what_the_lookup_finds(tmp_path: Path) -> None:
-    """It must not reinstall (or fail) when the engine is already there, and agree with find_stockfish."""
-    default = _install_sh(dict(os.environ))
-    assert default.returncode == 0, default.stderr
-    assert str(find_stockfish()) in default.stdout
-    fake = _fake_engine(tmp_path)
-    from_env = _install_sh({**os.environ, engine_lookup.ENV_VAR: str(fake)})
-    assert from_env.returncode == 0 and str(fake) in from_env.stdout

@@ -6,13 +6,13 @@ started again, one that never answers a search. The real Stockfish plays no part
 
 from __future__ import annotations
 
-import stat
 import time
 from pathlib import Path
 from typing import Any
 
 import chess
 import pytest
+from engine_helpers import fake_engine
 from reconchess import LocalGame, WinReason, play_local_game
 from reconchess.bots.random_bot import RandomBot
 
@@ -23,17 +23,10 @@ from rbc_bot.engine import EnginePool
 ROOK_UP = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")  # material: +500 for White
 
 
-def _script(directory: Path, name: str, body: str) -> Path:
-    path = directory / name
-    path.write_text(f"#!/bin/sh\n{body}\n")
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
-    return path
-
-
 def dying_engine(directory: Path, starts: int) -> Path:
     """A UCI engine that can be started ``starts`` times; each instance dies on its first ``go``."""
     count = directory / "starts"
-    return _script(
+    return fake_engine(
         directory,
         "dyingfish",
         f"""n=$(cat {count} 2>/dev/null || echo 0)
@@ -52,7 +45,7 @@ done""",
 
 def hung_engine(directory: Path) -> Path:
     """A UCI engine that starts normally and never answers a search."""
-    return _script(
+    return fake_engine(
         directory,
         "hangfish",
         """while read line; do
