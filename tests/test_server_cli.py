@@ -28,7 +28,7 @@ def serve(
     )
 
 
-def one_error_line(result: subprocess.CompletedProcess[str], code: int, words: str) -> None:
+def assert_one_error_line(result: subprocess.CompletedProcess[str], code: int, words: str) -> None:
     assert result.returncode == code, (result.returncode, result.stderr)
     lines = result.stderr.strip().splitlines()
     assert "Traceback" not in result.stderr
@@ -42,12 +42,12 @@ def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
         taken.listen()
         port = taken.getsockname()[1]
         result = serve("--port", str(port), "--db", str(tmp_path / "a.sqlite3"))
-    one_error_line(result, 1, f"cannot listen on 127.0.0.1:{port}")
+    assert_one_error_line(result, 1, f"cannot listen on 127.0.0.1:{port}")
 
 
 def test_an_address_this_machine_does_not_have_is_one_line(tmp_path: Path) -> None:
     result = serve("--host", "192.0.2.1", "--port", "0", "--db", str(tmp_path / "a.sqlite3"))  # TEST-NET-1
-    one_error_line(result, 1, "cannot listen on 192.0.2.1")
+    assert_one_error_line(result, 1, "cannot listen on 192.0.2.1")
 
 
 @pytest.mark.parametrize("content", [b"this is not a database\n" * 100, b"\x00" * 10])
@@ -55,47 +55,49 @@ def test_a_file_that_is_not_a_database_is_one_line(tmp_path: Path, content: byte
     db = tmp_path / "notes.txt"
     db.write_bytes(content)
     result = serve("--port", "0", "--db", str(db))
-    one_error_line(result, 1, "file is not a database")
+    assert_one_error_line(result, 1, "file is not a database")
     assert db.read_bytes() == content  # untouched
 
 
 def test_a_directory_as_database_is_one_line(tmp_path: Path) -> None:
-    one_error_line(serve("--port", "0", "--db", str(tmp_path)), 1, "cannot use")
+    assert_one_error_line(serve("--port", "0", "--db", str(tmp_path)), 1, "cannot use")
 
 
 @pytest.mark.parametrize("port", ["99999", "65536", "-1"])
 def test_port_is_range_checked(tmp_path: Path, port: str) -> None:
-    one_error_line(
+    assert_one_error_line(
         serve("--port", port, "--db", str(tmp_path / "a.sqlite3")), 2, "--port must be from 1 to 65535"
     )
 
 
 def test_passwords_are_refused_on_the_command_line(tmp_path: Path) -> None:
     result = serve("--port", "0", "--db", str(tmp_path / "a.sqlite3"), "--add-user", "alice:secret")
-    one_error_line(result, 2, "--add-user takes a NAME only")
+    assert_one_error_line(result, 2, "--add-user takes a NAME only")
     assert "secret" not in result.stderr
 
 
 def test_no_terminal_and_no_password_source_is_one_line(tmp_path: Path) -> None:
     result = serve("--port", "0", "--db", str(tmp_path / "a.sqlite3"), "--add-user", "alice")
-    one_error_line(result, 2, "no terminal to ask for passwords")
+    assert_one_error_line(result, 2, "no terminal to ask for passwords")
 
 
 def test_password_env_and_file_problems_are_one_line(tmp_path: Path) -> None:
     db = str(tmp_path / "a.sqlite3")
-    one_error_line(
+    assert_one_error_line(
         serve("--db", db, "--add-user", "a", "--password-env", "RBC_NOPE"), 2, "RBC_NOPE is not set"
     )
     two = ("--add-user", "a", "--add-user", "b")
-    one_error_line(serve("--db", db, *two, "--password-env", "HOME"), 2, "use --password-file")
+    assert_one_error_line(serve("--db", db, *two, "--password-env", "HOME"), 2, "use --password-file")
     missing = tmp_path / "pw.txt"
     missing.write_text("a:pw-a\n")
-    one_error_line(serve("--db", db, *two, "--password-file", str(missing)), 2, "no NAME:PASSWORD line for b")
-    one_error_line(
+    assert_one_error_line(
+        serve("--db", db, *two, "--password-file", str(missing)), 2, "no NAME:PASSWORD line for b"
+    )
+    assert_one_error_line(
         serve("--db", db, "--add-user", "a", "--password-file", str(tmp_path / "x")), 2, "cannot read"
     )
     result = serve("--port", "0", "--db", db, "--add-user", "a b", "--password-env", "HOME")
-    one_error_line(result, 2, "--add-user: invalid username 'a b'")
+    assert_one_error_line(result, 2, "--add-user: invalid username 'a b'")
 
 
 def test_password_from_env_and_the_database_is_private(tmp_path: Path) -> None:

@@ -64,7 +64,7 @@ def connect(
     return subprocess.run(cmd, capture_output=True, text=True, timeout=60, env=env, stdin=subprocess.DEVNULL)
 
 
-def one_error_line(result: subprocess.CompletedProcess[str], code: int, words: str) -> None:
+def assert_one_error_line(result: subprocess.CompletedProcess[str], code: int, words: str) -> None:
     assert result.returncode == code, (result.returncode, result.stderr[-3000:])
     assert "Traceback" not in result.stderr
     errors = [line for line in result.stderr.splitlines() if "error" in line.lower()]
@@ -88,26 +88,30 @@ def free_port() -> int:
 )
 def test_a_server_url_that_cannot_work_fails_fast(tmp_path: Path, url: str, words: str) -> None:
     start = time.monotonic()
-    one_error_line(connect(tmp_path, url, "--bot", "random"), 1, words)
+    assert_one_error_line(connect(tmp_path, url, "--bot", "random"), 1, words)
     assert time.monotonic() - start < 30
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan"])
 def test_poll_interval_must_be_positive(tmp_path: Path, value: str) -> None:
-    one_error_line(connect(tmp_path, "http://127.0.0.1:9", "--poll-interval", value), 2, "--poll-interval")
+    assert_one_error_line(
+        connect(tmp_path, "http://127.0.0.1:9", "--poll-interval", value), 2, "--poll-interval"
+    )
 
 
 def test_no_terminal_and_no_password_env_is_one_line(tmp_path: Path) -> None:
     result = connect(tmp_path, "http://127.0.0.1:9", "--bot", "random", password=None)
-    one_error_line(result, 2, "no terminal to ask for the password")
+    assert_one_error_line(result, 2, "no terminal to ask for the password")
     assert "EOFError" not in result.stderr
 
 
 def test_bad_config_and_set_are_usage_errors(tmp_path: Path) -> None:
     url = "http://127.0.0.1:9"
-    one_error_line(connect(tmp_path, url, "--bot", "attacker", "--set", "move.top_k=2"), 2, "rbc_bot only")
-    one_error_line(connect(tmp_path, url, "--set", "nope.key=1"), 2, "unknown config key 'nope.key'")
-    one_error_line(
+    assert_one_error_line(
+        connect(tmp_path, url, "--bot", "attacker", "--set", "move.top_k=2"), 2, "rbc_bot only"
+    )
+    assert_one_error_line(connect(tmp_path, url, "--set", "nope.key=1"), 2, "unknown config key 'nope.key'")
+    assert_one_error_line(
         connect(tmp_path, url, "--config", str(tmp_path / "missing.toml")), 2, "cannot read config"
     )
 
@@ -115,7 +119,7 @@ def test_bad_config_and_set_are_usage_errors(tmp_path: Path) -> None:
 def test_wrong_password_is_one_line_and_exit_1(tmp_path: Path) -> None:
     with ServerProcess(tmp_path / "auth.sqlite3", users=[A, B], extra=SHORT) as server:
         result = connect(tmp_path, server.url, "--bot", "random", password="wrong")
-    one_error_line(result, 1, "authentication failed for user 'alice'")
+    assert_one_error_line(result, 1, "authentication failed for user 'alice'")
 
 
 def test_api_client_stops_retrying_when_told_to() -> None:
