@@ -125,7 +125,7 @@ def test_castling_bits_without_king_or_rook_at_home_are_ignored(game_boards: lis
 def test_equal_on_the_tracker_beliefs_of_real_games(monkeypatch: pytest.MonkeyPatch) -> None:
     """Inside the tracker, on the beliefs of real games (our double pushes' en-passant squares, rights
     lost in play, real capture squares): every expansion the tracker asks for gives the same array."""
-    from test_belief import observe_game  # the truth-invariant games of tests/test_belief.py
+    from belief_helpers import observe_game  # the truth-invariant games of tests/test_belief.py
 
     import rbc_bot.belief_observations as belief_module
 
