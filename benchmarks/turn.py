@@ -145,7 +145,7 @@ def sense_choice(rows: np.ndarray, rng: np.random.Generator, config: SenseConfig
     sample = sample_rows(rows, DANGER_SAMPLE, rng)
     attacked = np.array([move_module.our_king_attacked(b) for b in decode(sample, chess.WHITE)], dtype=bool)
     min_share = 0.0 if len(rows) <= config.danger_always_below else config.danger_min_share
-    square = danger_square(sample, attacked, min_share)
+    square = danger_square(sample, attacked, min_share, config.danger_tolerance)
     if square is None:
         square = choose_sense_square(rows, config.method, rng, config.window_sample)
     return square

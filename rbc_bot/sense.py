@@ -89,25 +89,30 @@ def expected_survivors(rows: np.ndarray) -> np.ndarray:
     return np.array([_survivors(counts, len(rows)) for _, counts in _window_groups(rows)])
 
 
-def danger_square(rows: np.ndarray, attacked: np.ndarray, min_share: float = 0.0) -> int | None:
+def danger_square(
+    rows: np.ndarray, attacked: np.ndarray, min_share: float = 0.0, tolerance: float = 0.0
+) -> int | None:
     """When our king is attacked on some boards but not all, the centre that best tells them apart.
 
     For each interior centre, the boards are grouped by what the window shows; the ambiguity left is
     the expected share of the minority (attacked vs safe) in the group we land in. The smallest wins,
-    ties broken by expected survivors. None when every board agrees, or when fewer than ``min_share``
-    of the boards are attacked (a rare threat is the move selector's business: it scores attacked
-    boards first; the sense does more good cutting the belief).
+    and among centres within ``tolerance`` of it the one leaving the fewest boards on average: a
+    centre that tells almost every threat apart and also cuts the belief can beat one that settles
+    the last rare threat but leaves most boards. None when every board agrees, or when fewer than
+    ``min_share`` of the boards are attacked (a rare threat is the move selector's business: it
+    scores attacked boards first; the sense does more good cutting the belief).
     """
     n_attacked = int(attacked.sum())
     if n_attacked == 0 or n_attacked == len(rows) or n_attacked < min_share * len(rows):
         return None
     weights = attacked.astype(np.float64)
-    scores = []
+    ambiguity, survivors = [], []
     for inverse, counts in _window_groups(rows):
         hits = np.bincount(inverse, weights=weights, minlength=len(counts))
-        ambiguity = float(np.minimum(hits, counts - hits).sum()) / len(rows)
-        scores.append((ambiguity, _survivors(counts, len(rows))))
-    return INTERIOR[min(range(len(scores)), key=scores.__getitem__)]
+        ambiguity.append(float(np.minimum(hits, counts - hits).sum()) / len(rows))
+        survivors.append(_survivors(counts, len(rows)))
+    near = np.array(ambiguity) <= min(ambiguity) + tolerance
+    return INTERIOR[int(np.argmin(np.where(near, survivors, np.inf)))]
 
 
 def king_square(rows: np.ndarray, king_code: int) -> int | None:

@@ -79,7 +79,7 @@ class SenseRules:
         sense = self.config.sense
         any_threat = len(seen.rows) <= sense.danger_always_below or seen.last_worst >= sense.danger_ahead_cp
         min_share = 0.0 if any_threat else sense.danger_min_share
-        return danger_square(*self.attacked_sample(seen), min_share)
+        return danger_square(*self.attacked_sample(seen), min_share, sense.danger_tolerance)
 
     def attacked_sample(self, seen: SenseInputs) -> tuple[np.ndarray, np.ndarray]:
         """A sample of the believed boards and, for each, whether our king is attacked there."""

@@ -175,6 +175,28 @@ def test_danger_square_separates_boards_where_our_king_is_attacked() -> None:
     assert danger_square(rows, rare, min_share=0.4) is None
 
 
+def test_danger_tolerance_trades_a_rare_threat_left_mixed_for_a_smaller_belief() -> None:
+    """Ten boards: a black knight on one of the nine squares f5-h7, a black bishop on a6 (safe) or,
+    on one board with the knight on g6, on b4 (checking our e1 king). Only a window on the queen's
+    side tells the check apart, and it leaves the nine safe boards together; a window on g6 splits
+    the knights and leaves the check mixed with one safe board (a tenth of the boards)."""
+    knights = [8 * rank + file for rank in (4, 5, 6) for file in (5, 6, 7)]
+    boards = []
+    for bishop, knight in [(chess.B4, chess.G6)] + [(chess.A6, sq) for sq in knights]:
+        board = chess.Board(None)
+        for square, piece in ((chess.E1, "K"), (chess.E8, "k"), (bishop, "b"), (knight, "n")):
+            board.set_piece_at(square, chess.Piece.from_symbol(piece))
+        boards.append(board)
+    attacked = np.array([b.is_check() for b in boards])
+    assert attacked.tolist() == [True] + [False] * 9
+    rows = rows_of(boards)
+    clearest = danger_square(rows, attacked)
+    assert clearest is not None and survivors_by_hand(boards, clearest) == pytest.approx(8.2)
+    assert danger_square(rows, attacked, tolerance=0.09) == clearest
+    traded = danger_square(rows, attacked, tolerance=0.1)
+    assert traded is not None and survivors_by_hand(boards, traded) == pytest.approx(1.2)
+
+
 PAWN_SQUARES = (chess.D4, chess.E4, chess.D5, chess.E5)
 
 
