@@ -7,6 +7,7 @@ from collections import Counter
 import chess
 import numpy as np
 import pytest
+from board_sets import rare_check_boards
 
 from rbc_bot.belief import encode
 from rbc_bot.rules import sense_window
@@ -176,17 +177,9 @@ def test_danger_square_separates_boards_where_our_king_is_attacked() -> None:
 
 
 def test_danger_tolerance_trades_a_rare_threat_left_mixed_for_a_smaller_belief() -> None:
-    """Ten boards: a black knight on one of the nine squares f5-h7, a black bishop on a6 (safe) or,
-    on one board with the knight on g6, on b4 (checking our e1 king). Only a window on the queen's
-    side tells the check apart, and it leaves the nine safe boards together; a window on g6 splits
-    the knights and leaves the check mixed with one safe board (a tenth of the boards)."""
-    knights = [8 * rank + file for rank in (4, 5, 6) for file in (5, 6, 7)]
-    boards = []
-    for bishop, knight in [(chess.B4, chess.G6)] + [(chess.A6, sq) for sq in knights]:
-        board = chess.Board(None)
-        for square, piece in ((chess.E1, "K"), (chess.E8, "k"), (bishop, "b"), (knight, "n")):
-            board.set_piece_at(square, chess.Piece.from_symbol(piece))
-        boards.append(board)
+    """On ``rare_check_boards``: the clearest centre leaves the nine safe boards together; a tolerance
+    of a tenth of the boards takes the window on g6 instead (the check mixed with one safe board)."""
+    boards = rare_check_boards()
     attacked = np.array([b.is_check() for b in boards])
     assert attacked.tolist() == [True] + [False] * 9
     rows = rows_of(boards)
