@@ -19,10 +19,10 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
-from types import TracebackType
 
 import chess
 
+from rbc_bot.closing import Closing
 from rbc_bot.engine_lookup import StockfishNotFoundError, find_stockfish
 from rbc_bot.engine_safety import (
     KING_CAPTURE_SCORE,
@@ -87,7 +87,7 @@ class EngineStats:
 _Result = tuple[float, list[tuple[chess.Move, float]]]
 
 
-class EnginePool:
+class EnginePool(Closing):
     """N Stockfish processes (Threads=1 each: one engine per core beats one engine with 2 threads) that
     score batches of boards in parallel, one Python thread per engine. Never raises on a bad board; a
     dead engine is killed, restarted (logged, counted) and the search retried once; a board that fails
@@ -149,14 +149,6 @@ class EnginePool:
     def pids(self) -> list[int]:
         """Process ids of the engines (for monitoring, and for tests that kill one)."""
         return [engine.pid for engine in self._engines]
-
-    def __enter__(self) -> EnginePool:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         """Quit every engine; calling it again does nothing."""

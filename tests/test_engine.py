@@ -93,7 +93,8 @@ def _middlegame_king_capturable() -> chess.Board:
 
 def test_unguarded_stockfish_really_dies() -> None:
     """The premise of the guards: the raw FEN of a capturable king kills Stockfish 15.1."""
-    process = uci.UciProcess(find_stockfish(), hash_mb=16, timeout=5.0)
+    # A death is seen at once (end of output); the timeout only bounds the start on a loaded machine.
+    process = uci.UciProcess(find_stockfish(), hash_mb=16, timeout=60.0)
     try:
         with pytest.raises(uci.EngineFailure):
             process.search([_middlegame_king_capturable().fen()], "go depth 1", lambda i, r: None)

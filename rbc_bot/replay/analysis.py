@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import chess
 import chess.engine
 
+from rbc_bot.closing import Closing
 from rbc_bot.notation import square_name
 from rbc_bot.replay.decisions import SenseDecision
 from rbc_bot.replay.decisive import decisive
@@ -28,8 +29,6 @@ from rbc_bot.replay.resim import (
 from rbc_bot.replay.views import TurnView, ViewRecorder
 
 if TYPE_CHECKING:
-    from types import TracebackType
-
     from rbc_bot.engine import EnginePool
     from rbc_bot.replay.judge import Searcher
 
@@ -53,7 +52,7 @@ class Options:
 
 
 @dataclass
-class Engines:
+class Engines(Closing):
     """The engines an analysis uses: one-search judgements (``searchmoves``) and our move selector's pool."""
 
     searcher: Searcher
@@ -62,14 +61,6 @@ class Engines:
     @property
     def name(self) -> str:
         return self.searcher.name
-
-    def __enter__(self) -> Engines:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         self.searcher.close()

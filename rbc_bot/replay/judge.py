@@ -17,11 +17,11 @@ import queue
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from types import TracebackType
 
 import chess
 import chess.engine
 
+from rbc_bot.closing import Closing
 from rbc_bot.engine import (
     KING_CAPTURE_SCORE,
     MATE_SCORE,
@@ -70,7 +70,7 @@ def _cp(info: chess.engine.InfoDict, turn: chess.Color) -> float:
     return float(pov.score() or 0)
 
 
-class Searcher:
+class Searcher(Closing):
     """Stockfish processes (one per worker, Threads=1) judging boards in parallel, reproducibly: a new
     game (``ucinewgame``) before every search and node limits only, so the same input scores the same."""
 
@@ -98,14 +98,6 @@ class Searcher:
         except (OSError, chess.engine.EngineError) as exc:
             raise EngineError(f"could not start Stockfish at {self.path}: {exc}") from exc
         return engine
-
-    def __enter__(self) -> Searcher:
-        return self
-
-    def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        self.close()
 
     def close(self) -> None:
         executor = getattr(self, "_executor", None)
