@@ -97,6 +97,22 @@ def test_turn_logs_counts_a_turn_past_its_budget(tmp_path: Path) -> None:
     assert "least left 80.0 s" in line
 
 
+def test_turn_logs_senses_counts_each_rule_and_the_boards_it_kept(tmp_path: Path) -> None:
+    """Two danger senses keeping 1 of 4 and 3 of 4 boards (median 50 %), one decision sense on 200
+    boards keeping 20; the first turn's single board tells nothing apart and is left out."""
+    run = write_run(tmp_path / "r", [(1, "white", "white")])
+    sizes = [(1, 1, "window"), (4, 1, "danger"), (4, 3, "danger"), (200, 20, "decision")]
+    log = run / "game.json.turns.jsonl"
+    log.write_text("".join(
+        json.dumps({"belief": {"after_opponent": [b], "after_sense": [a]}, "sense_rule": rule}) + "\n"
+        for b, a, rule in sizes
+    ))  # fmt: skip
+    (run / "results.jsonl").write_text(json.dumps({"a_color": "white", "turn_logs": {"white": str(log)}}))
+    assert turn_logs.senses(run) == "  senses: danger 2 turns, kept 50.0%; decision 1 turns, kept 10.0%"
+    assert turn_logs.senses(run, min_believed=100) == "  senses: decision 1 turns, kept 10.0%"
+    assert turn_logs.senses(run, max_believed=3) == "  senses: no turn with more than one board"
+
+
 # benchmarks/decisions.py: positions re-simulated from a kept game, both configurations judged on them.
 DECISIONS = ROOT / "benchmarks" / "decisions.py"
 KEPT_GAME = KEPT / "losses" / "rbc_bot-strangefish_bot-s1007-2026_12_01-17_54_13.json"
