@@ -6,9 +6,10 @@ Usage: python benchmarks/paired.py --base RUN_DIR [RUN_DIR ...] --candidate RUN_
 Why: a match against StrangeFish is a few games on 2 cores, and two such matches differ by more in
 which seeds they played than in the bot. Pairing each candidate game with the base's game on the same
 seed and colour removes that part; what is left is counted honestly: the score of both on the shared
-games, and an exact two-sided sign test over the pairings where one side did better (a draw or a game
-split between several runs of one side counts by its points). Several folders on one side pool their
-games: main's runs of several sessions on the same seeds.
+games, an exact two-sided sign test over the pairings where one side did better (a draw or a game
+split between several runs of one side counts by its points), the difference in points a game with
+its 95 % CI, and how many paired games a difference of that size would need to show. Several folders
+on one side pool their games: main's runs of several sessions on the same seeds.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rbc_bot.runner import game_points
-from rbc_bot.stats import sign_test
+from rbc_bot.stats import paired_difference, sign_test
 
 Key = tuple[int, str]  # (seed, our colour)
 
@@ -52,7 +53,22 @@ def compare(base: dict[Key, float], candidate: dict[Key, float]) -> list[str]:
         f"candidate {candidate_total:.1f} ({candidate_total / len(shared):.0%}); candidate better on "
         f"{better}, worse on {worse}, sign test p = {sign_test(better, worse):.2f}"
     )
+    lines.append(difference_line([candidate[k] - base[k] for k in shared]))
     return lines
+
+
+def difference_line(differences: list[float]) -> str:
+    """The candidate's points a game above the base's, its 95 % CI, and the games it would take."""
+    diff = paired_difference(differences)
+    needed = (
+        f"a difference this size needs about {diff.games_needed} paired games to show at 95 % (80 % power)"
+        if diff.games_needed is not None
+        else "no spread or no difference to size"
+    )
+    return (
+        f"difference {100 * diff.mean:+.1f} points per 100 games (95 % CI {100 * diff.low:+.1f} .. "
+        f"{100 * diff.high:+.1f}); {needed}"
+    )
 
 
 def main() -> None:

@@ -185,3 +185,33 @@ def sign_test(better: int, worse: int) -> float:
         return 1.0
     tail = sum(math.comb(n, k) for k in range(min(better, worse) + 1)) / 2**n
     return min(1.0, 2 * tail)
+
+
+Z_80 = 0.8416212335729143  # one-sided normal quantile for 80 % power
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """The candidate's mean points a game minus the base's over games paired by seed and colour."""
+
+    mean: float
+    low: float  # 95 % CI
+    high: float
+    games_needed: int | None  # pairs for a 95 % test to find a difference this size 80 % of the time
+
+
+def paired_difference(differences: Sequence[float]) -> PairedDifference:
+    """Normal-approximation CI of the mean of per-pair differences (each -1 .. 1), and how many pairs
+    a difference of this size would need: ``((z_0.975 + z_0.8) * sd / mean)^2``. Why the second
+    figure: a 40-game gate whose interval spans zero says little on its own; the games it would take
+    say whether more games can settle it or whether the change is too small to measure that way."""
+    n = len(differences)
+    if n == 0:
+        raise ValueError("no paired games")
+    mean = sum(differences) / n
+    variance = sum((d - mean) ** 2 for d in differences) / (n - 1) if n > 1 else 0.0
+    half = Z_975 * math.sqrt(variance / n)
+    needed = None
+    if mean != 0 and variance > 0:
+        needed = math.ceil(((Z_975 + Z_80) * math.sqrt(variance) / mean) ** 2)
+    return PairedDifference(mean, mean - half, mean + half, needed)

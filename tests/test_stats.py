@@ -6,7 +6,15 @@ import math
 
 import pytest
 
-from rbc_bot.stats import elo_estimate, llr_normalised, pentanomial, sprt, sprt_bounds, trinomial
+from rbc_bot.stats import (
+    elo_estimate,
+    llr_normalised,
+    paired_difference,
+    pentanomial,
+    sprt,
+    sprt_bounds,
+    trinomial,
+)
 
 # A pentanomial result over 10 pairs: [LL, LD, DD+WL, WD, WW] = [1, 1, 4, 3, 1].
 PENTA = [1, 1, 4, 3, 1]
@@ -116,3 +124,18 @@ def test_counting_and_bad_input() -> None:
         sprt(PENTA, 5.0, 0.0)
     with pytest.raises(ValueError, match="counts"):
         elo_estimate([1, 2, 3, 4])
+
+
+def test_paired_difference_by_hand() -> None:
+    # differences 1, 1, 0, 0: mean 0.5, sample variance (4 * 0.25) / 3 = 1/3,
+    # half-width 1.959964 * sqrt(1/3 / 4) = 0.565792; pairs needed ((1.959964 + 0.841621) * sqrt(1/3)
+    # / 0.5)^2 = 10.47 -> 11
+    diff = paired_difference([1, 1, 0, 0])
+    assert diff.mean == 0.5
+    assert diff.low == pytest.approx(0.5 - 0.565792, abs=1e-6)
+    assert diff.high == pytest.approx(0.5 + 0.565792, abs=1e-6)
+    assert diff.games_needed == 11
+    assert paired_difference([1, -1, 0, 0]).games_needed is None  # no difference to size
+    assert paired_difference([0.5, 0.5]).games_needed is None  # no spread: nothing to estimate
+    with pytest.raises(ValueError):
+        paired_difference([])

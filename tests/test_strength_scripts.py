@@ -48,9 +48,15 @@ def test_pooled_base_against_candidate_on_shared_seeds(tmp_path: Path) -> None:
     assert base[(1, "white")] == 0.5 and base[(1, "black")] == 0.0 and base[(2, "white")] == 0.0
     lines = paired.compare(base, paired.load_scores([cand]))
     assert lines[0].startswith("1 black") and lines[1].startswith("1 white")  # only the shared keys
-    assert lines[-1] == (
+    assert lines[-2] == (
         "2 shared games: base 0.5 (25%), candidate 2.0 (100%); candidate better on 2, worse on 0, "
         "sign test p = 0.50"
+    )
+    # differences +1 (seed 1 black) and +0.5 (seed 1 white): mean 0.75, sd 0.354, half-width
+    # 1.96 * 0.354 / sqrt(2) = 0.49; pairs needed ((1.96 + 0.84) * 0.354 / 0.75)^2 = 1.74 -> 2
+    assert lines[-1] == (
+        "difference +75.0 points per 100 games (95 % CI +26.0 .. +124.0); a difference this size needs "
+        "about 2 paired games to show at 95 % (80 % power)"
     )
 
 
