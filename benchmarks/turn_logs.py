@@ -4,9 +4,10 @@ Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...] [--senses [--min-bel
 (RUN_DIR: the --out folders of `run_bot.py match`)
 
 Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the turns
-that ran past 1.2x their budget and the worst ratio of a turn's time to its budget, the least clock
-left at any of our turns, the median share of the clock (base plus increments) left unused at
-the end of a game (the issue's 300+5 target), internal errors and engine restarts. The strength
+that ran past 1.2x their budget, the worst ratio of a turn's time to its budget and the median share
+of its budget a turn used, the least clock left at any of our turns, the median share of the clock
+(base plus increments) left unused at the end of a game (the issue's 300+5 target), internal errors
+and engine restarts. The strength
 tables' "s a turn", "kept at least" and "zero errors / restarts" come from here (the match's own
 summary.json gives W-L-D and Elo).
 
@@ -75,7 +76,7 @@ def summarise(run: Path) -> str:
         f"{run}: {totals['games']} games {totals['wins']}-{totals['losses']}-{totals['draws']} | "
         f"{len(seconds)} turns, {mean:.2f} s a turn (max {max(seconds, default=0):.1f}), "
         f"{sum(r > OVERRUN for r in ratios)} past {OVERRUN}x their budget "
-        f"(worst {max(ratios, default=0):.2f}x), "
+        f"(worst {max(ratios, default=0):.2f}x, median {statistics.median(ratios or [0.0]):.0%} used), "
         f"least left {least_left:.1f} s, median clock unused {statistics.median(unused or [0.0]):.0%} | "
         f"errors {errors}, engine restarts {restarts}"
     )

@@ -83,7 +83,7 @@ def test_turn_logs_reads_a_kept_record() -> None:
     line = turn_logs.summarise(KEPT)
     assert "12 games 9-3-0" in line
     assert "83 turns" in line
-    assert "0 past 1.2x their budget (worst 0.88x)" in line
+    assert "0 past 1.2x their budget (worst 0.88x, median" in line
 
 
 def test_turn_logs_counts_a_turn_past_its_budget(tmp_path: Path) -> None:
@@ -99,7 +99,7 @@ def test_turn_logs_counts_a_turn_past_its_budget(tmp_path: Path) -> None:
     totals = {"games": 1, "wins": 0, "losses": 1, "draws": 0}
     (run / "summary.json").write_text(json.dumps({"totals": totals}))
     line = turn_logs.summarise(run)
-    assert "2 turns" in line and "1 past 1.2x their budget (worst 2.50x)" in line
+    assert "2 turns" in line and "1 past 1.2x their budget (worst 2.50x, median 170% used)" in line
     assert "least left 80.0 s" in line
 
 
