@@ -1,6 +1,7 @@
 """The clock and reliability figures of match runs, from the per-turn logs beside their replays.
 
 Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...] [--senses [--min-believed N] [--max-believed N]]
+       [--collapse]
 (RUN_DIR: the --out folders of `run_bot.py match`)
 
 Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the turns
@@ -17,6 +18,16 @@ over boards after the opponent's move; turns that began with one board, where th
 tell apart, are left out), optionally only on turns that began with N..M boards. A sense setting that
 the engine-free screens say keeps fewer boards (``benchmarks/danger_senses.py``) shows here whether
 it did so in real games.
+
+With ``--collapse``, a line per run says when the games went wrong: each game is put in the ten-turn
+span in which our own view of it collapsed (the chosen move's mean over the believed boards at
+-300 cp or worse on three turns in a row that held at most 50 boards, where that mean is close to
+the truth), or "never", with the points scored there; and how the early king-capture raids (on a
+belief of more than one board, in our first 12 turns) went: the games with one, how many of them hit
+the king at once, their points. On the 120 games of sessions 15-16's tolerance, queen-penalty and
+fill rows (all with turn logs), 23 had an early raid: 5 hit, the 23 scored 52 % where the other 97
+scored 69 %. Kept records that hold only the losses' logs give a biased view: the line counts the
+games without logs.
 """
 
 from __future__ import annotations
@@ -106,12 +117,77 @@ def senses(run: Path, min_believed: int = 0, max_believed: int | None = None) ->
     return f"  senses: {'; '.join(parts) or 'no turn with more than one board'}"
 
 
+COLLAPSE_CP = -300.0  # our mean over the believed boards at or below this: the game has gone wrong
+COLLAPSE_RUN = 3  # ... on this many turns in a row
+COLLAPSE_BOARDS = 50  # ... each of them holding at most this many boards after the sense
+EARLY_TURNS = 12  # a raid in our first turns is an "early raid"
+
+
+def chosen_mean(turn: dict[str, Any]) -> float | None:
+    """The chosen move's mean centipawns over the scored boards, when the turn logged it."""
+    means = [c["mean"] for c in turn.get("candidates") or [] if c.get("move") == turn.get("chosen_move")]
+    return float(means[0]) if means else None
+
+
+def collapse_turn(turns: list[dict[str, Any]]) -> int | None:
+    """The first turn of the first ``COLLAPSE_RUN`` small-belief turns in a row with our chosen move's
+    mean at ``COLLAPSE_CP`` or worse, or None if the game never collapsed so."""
+    seen = [
+        (t["turn"], mean)
+        for t in turns
+        if (mean := chosen_mean(t)) is not None and t["belief"]["after_sense"][0] <= COLLAPSE_BOARDS
+    ]
+    for i in range(len(seen) - COLLAPSE_RUN + 1):
+        if all(mean <= COLLAPSE_CP for _, mean in seen[i : i + COLLAPSE_RUN]):
+            return seen[i][0]
+    return None
+
+
+def early_raid(turns: list[dict[str, Any]], won: bool) -> str | None:
+    """For a game whose first king-capture raid on more than one believed board came in our first
+    ``EARLY_TURNS`` turns: "hit" (it ended the game at once, with our win) or "miss"; else None."""
+    for i, turn in enumerate(turns[:EARLY_TURNS]):
+        if turn.get("move_reason") == "king-capture" and turn["belief"]["after_sense"][0] > 1:
+            return "hit" if won and i == len(turns) - 1 else "miss"
+    return None
+
+
+def collapses(run: Path) -> str:
+    """When each game went wrong (ten-turn spans of ``collapse_turn``) and how the early raids went."""
+    spans: dict[str, list[float]] = {}
+    raids: dict[str, list[float]] = {"hit": [], "miss": []}
+    without_logs = 0
+    for result in results(run):
+        ours = (result.get("turn_logs") or {}).get(result["a_color"])
+        logs = turn_logs(run, {"turn_logs": {"ours": ours}}) if ours else []
+        if not logs:
+            without_logs += 1
+            continue
+        points = 0.5 if result["winner"] is None else float(result["winner"] == result["a_color"])
+        turn = collapse_turn(logs[0])
+        span = "never" if turn is None else f"{turn // 10 * 10}-{turn // 10 * 10 + 9}"
+        spans.setdefault(span, []).append(points)
+        raid = early_raid(logs[0], points == 1.0)
+        if raid:
+            raids[raid].append(points)
+    order = sorted(spans, key=lambda s: (s == "never", int(s.split("-")[0]) if s != "never" else 0))
+    parts = [f"{span}: {len(spans[span])} games {sum(spans[span]):g} pts" for span in order]
+    raided = raids["hit"] + raids["miss"]
+    return (
+        f"  collapse (mean <= {COLLAPSE_CP:g} cp on {COLLAPSE_RUN} turns of <= {COLLAPSE_BOARDS} boards), "
+        f"by turn: {'; '.join(parts) or 'no game with turn logs'} | early raids (first {EARLY_TURNS} "
+        f"turns, > 1 board): {len(raided)} games, {len(raids['hit'])} hit at once, {sum(raided):g} pts | "
+        f"{without_logs} games without our turn log"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Clock and reliability figures of match runs.")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="a match's --out folder")
     parser.add_argument("--senses", action="store_true", help="what each sense rule kept of the boards")
     parser.add_argument("--min-believed", type=int, default=0, help="sense figures: turns from N boards")
     parser.add_argument("--max-believed", type=int, default=None, help="sense figures: turns up to N boards")
+    parser.add_argument("--collapse", action="store_true", help="when the games went wrong; early raids")
     args = parser.parse_args()
     missing = [run for run in args.runs if not (run / "summary.json").is_file()]
     if missing:
@@ -120,6 +196,8 @@ def main() -> None:
         print(summarise(run))
         if args.senses:
             print(senses(run, args.min_believed, args.max_believed))
+        if args.collapse:
+            print(collapses(run))
 
 
 if __name__ == "__main__":

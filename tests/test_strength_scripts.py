@@ -1,6 +1,7 @@
 """The scripts behind the strength records: benchmarks/paired.py (games paired by seed and colour,
-pooled runs, the sign test, bad folders), benchmarks/turn_logs.py (clock figures, overrun turns) and
-benchmarks/openings.py (our first moves and first queen move per game, read from the replays)."""
+pooled runs, the sign test, bad folders), benchmarks/turn_logs.py (clock figures, overrun turns,
+senses, collapses) and benchmarks/openings.py (our first moves and first queen move per game, read
+from the replays)."""
 
 from __future__ import annotations
 
@@ -117,6 +118,43 @@ def test_turn_logs_senses_counts_each_rule_and_the_boards_it_kept(tmp_path: Path
     assert turn_logs.senses(run) == "  senses: danger 2 turns, kept 50.0%; decision 1 turns, kept 10.0%"
     assert turn_logs.senses(run, min_believed=100) == "  senses: decision 1 turns, kept 10.0%"
     assert turn_logs.senses(run, max_believed=3) == "  senses: no turn with more than one board"
+
+
+def turn_row(turn: int, mean: float | None, boards: int = 10, reason: str = "best-worst") -> dict:
+    """One turn-log row: the chosen move's mean over ``boards`` believed boards (None: not logged)."""
+    candidates = [] if mean is None else [{"move": "e2e4", "mean": mean}, {"move": "d2d4", "mean": 999.0}]
+    belief = {"after_opponent": [boards], "after_sense": [boards]}
+    return {
+        "turn": turn,
+        "belief": belief,
+        "move_reason": reason,
+        "chosen_move": "e2e4",
+        "candidates": candidates,
+    }
+
+
+def test_turn_logs_collapse_spans_and_early_raids(tmp_path: Path) -> None:
+    """A win by a raid at once on 5 boards (a hit); a loss whose mean fell to -400 from turn 3 after a raid
+    that missed (span 0-9); a loss with only two bad turns in a row (never collapsed); a game without
+    our turn log, counted apart."""
+    run = write_run(tmp_path / "r", [])
+    bad_from_3 = [turn_row(t, -400.0) for t in (3, 4, 5)]
+    two_bad = [turn_row(12, -400.0), turn_row(13, -400.0), turn_row(14, 100.0), turn_row(15, -900.0)]
+    games = {
+        "hit": ("white", "white", [turn_row(0, 20.0), turn_row(1, None, 5, "king-capture")]),
+        "miss": ("black", "white", [turn_row(2, None, 20, "king-capture"), *bad_from_3]),
+        "two": ("white", "black", two_bad),
+    }
+    records = []
+    for name, (ours, winner, turns) in games.items():
+        log = run / f"{name}.json.turns.jsonl"
+        log.write_text("".join(json.dumps(t) + "\n" for t in turns))
+        records.append({"a_color": ours, "winner": winner, "turn_logs": {ours: str(log)}})
+    records.append({"a_color": "white", "winner": "black", "turn_logs": {}})
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    line = turn_logs.collapses(run)
+    assert "by turn: 0-9: 1 games 0 pts; never: 2 games 1 pts |" in line
+    assert "early raids (first 12 turns, > 1 board): 2 games, 1 hit at once, 1 pts | 1 games without" in line
 
 
 # benchmarks/decisions.py: positions re-simulated from a kept game, both configurations judged on them.
