@@ -51,21 +51,32 @@ def opening_of(record: dict, replay: Path, moves: int) -> Opening:
     return Opening(int(record["seed"]), record["a_color"], points, played, first_queen)
 
 
-def load(runs: list[Path], moves: int) -> tuple[list[Opening], int]:
-    """The openings of every recorded game whose replay lies beside its results.jsonl (or in losses/,
-    as kept records hold them), and how many records had none (kept records hold only the losses'
-    replays: a count over them is biased)."""
-    openings, missing = [], 0
+def beside(run: Path, recorded: str | None) -> Path | None:
+    """The file a record names (a replay or a turn log) where it lies now: beside the run's
+    results.jsonl or in its losses/ (kept records hold only the losses' files), else None."""
+    name = Path(recorded or "").name
+    return next((p for p in (run / name, run / "losses" / name) if name and p.is_file()), None)
+
+
+def recorded_games(runs: list[Path]) -> tuple[list[tuple[Path, dict, Path]], int]:
+    """(run, record, replay) of every recorded game whose replay is still there, and how many records
+    had none (a count over kept records, which hold only the losses' replays, is biased)."""
+    games, missing = [], 0
     for run in runs:
         for line in (run / "results.jsonl").read_text().splitlines():
             record = json.loads(line)
-            name = Path(record.get("replay") or "").name
-            replay = next((p for p in (run / name, run / "losses" / name) if name and p.is_file()), None)
+            replay = beside(run, record.get("replay"))
             if replay is not None:
-                openings.append(opening_of(record, replay, moves))
+                games.append((run, record, replay))
             else:
                 missing += 1
-    return openings, missing
+    return games, missing
+
+
+def load(runs: list[Path], moves: int) -> tuple[list[Opening], int]:
+    """The openings of every recorded game whose replay is still there, and how many had none."""
+    games, missing = recorded_games(runs)
+    return [opening_of(record, replay, moves) for _, record, replay in games], missing
 
 
 def report(openings: list[Opening], by: int) -> list[str]:
@@ -89,9 +100,9 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=6, help="our first moves shown per game")
     parser.add_argument("--by", type=int, default=5, help="a queen move by this turn (0-based) is early")
     args = parser.parse_args()
-    missing = [run for run in args.runs if not (run / "results.jsonl").is_file()]
-    if missing:
-        sys.exit(f"openings.py: error: not a match folder (no results.jsonl): {missing[0]}")
+    bad = [run for run in args.runs if not (run / "results.jsonl").is_file()]
+    if bad:
+        sys.exit(f"openings.py: error: not a match folder (no results.jsonl): {bad[0]}")
     openings, missing = load(args.runs, args.moves)
     if not openings:
         sys.exit(f"openings.py: error: no replays beside results.jsonl in {args.runs[0]}")

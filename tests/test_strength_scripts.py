@@ -1,7 +1,7 @@
 """The scripts behind the strength records: benchmarks/paired.py (games paired by seed and colour,
 pooled runs, the sign test, bad folders), benchmarks/turn_logs.py (clock figures, overrun turns,
-senses, collapses) and benchmarks/openings.py (our first moves and first queen move per game, read
-from the replays)."""
+senses, collapses), benchmarks/openings.py (our first moves and first queen move per game, read
+from the replays) and benchmarks/raids.py (our king captures and quiet checks on the true board)."""
 
 from __future__ import annotations
 
@@ -155,6 +155,48 @@ def test_turn_logs_collapse_spans_and_early_raids(tmp_path: Path) -> None:
     line = turn_logs.collapses(run)
     assert "by turn: 0-9: 1 games 0 pts; never: 2 games 1 pts |" in line
     assert "early raids (first 12 turns, > 1 board): 2 games, 1 hit at once, 1 pts | 1 games without" in line
+
+
+S15_TOLERANCE = ROOT / "benchmarks" / "strength" / "2026-12-02-s15" / "dtol01"  # every game's replay and log
+
+
+def test_raids_judges_our_king_captures_and_quiet_checks_on_the_true_board(tmp_path: Path) -> None:
+    """Three kept games against StrangeFish (seeds 1000-1002 as White): at turn 4 of the first the queen's
+    raid a4e8 on 22 boards stopped on d7 and was taken there (9 pawns); the third ended at turn 4 with the
+    bishop's raid b5e8 on 18 boards; the second at turn 16 with the queen's h5e8 on 2 boards."""
+    run = tmp_path / "run"
+    run.mkdir()
+    records = [json.loads(line) for line in (S15_TOLERANCE / "results.jsonl").read_text().splitlines()]
+    chosen = [r for r in records if r["seed"] in (1000, 1001, 1002) and r["a_color"] == "white"]
+    for record in chosen:
+        for name in (record["replay"], record["turn_logs"]["white"]):
+            (run / Path(name).name).write_bytes((S15_TOLERANCE / Path(name).name).read_bytes())
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in chosen))
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "raids.py"), str(run)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.splitlines() == [
+        "3 games with replay and turn log; king captures on one believed board: 0",
+        "raids on more than one believed board, turns < 12: 1 hit of 2 (50%), by our queen 0 of 1 (0%); "
+        "the replies won 9 pawns on the raid squares",
+        "raids on more than one believed board, turns >= 12: 1 hit of 1 (100%), by our queen 1 of 1 (100%); "
+        "the replies won 0 pawns on the raid squares",
+        "quiet checks: 5; the reply left the king capturable after 2 (40%), taken at once 2",
+    ]
+
+
+def test_raids_on_a_folder_without_replays_is_one_line_on_stderr(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "r", [(1, "white", "black")])
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT.parent / "raids.py"), str(run)], capture_output=True, text=True
+    )
+    assert done.returncode != 0 and done.stdout == ""
+    assert done.stderr.strip().splitlines() == [
+        f"raids.py: error: no game with its replay and our turn log in {run}"
+    ]
 
 
 # benchmarks/decisions.py: positions re-simulated from a kept game, both configurations judged on them.
