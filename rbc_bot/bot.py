@@ -26,7 +26,7 @@ from rbc_bot.belief import BeliefTracker, piece_code
 from rbc_bot.clock import Clock, TurnBudget, panic_move_config
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import MoveDecision, choose_move, king_capture
+from rbc_bot.move import MoveDecision, choose_move, guard_for_turn, king_capture
 from rbc_bot.notation import square_name
 from rbc_bot.opening import opening_bonuses
 from rbc_bot.scorer import Scorer
@@ -178,6 +178,7 @@ class RbcBot(Player):
             max(budget.move, budget.total - spent), max(0.0, seconds_left - self.config.clock.margin) * 0.5
         )
         config = panic_move_config(self.config.move) if budget.panic else self.config.move
+        config = guard_for_turn(config, self.turn)
         boards = self.tracker.sample(CHOICE_SAMPLE)
         calls = self.engine.stats.calls if self.engine else 0
         restarts = self.engine.stats.restarts if self.engine else 0

@@ -64,6 +64,7 @@ class MoveConfig:
     # first, or the best expected score (a lost king scoring 0) over the believed boards they stand for
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     king_capture_guard_value: int = 0  # ... unless a miss hangs the piece, if worth this many pawns (0: off)
+    king_capture_guard_turns: int = 0  # ... the guard only in our first this many turns (0: in every turn)
     king_capture_by_value: bool = False  # ... only if its expected score beats the best move's (scored first)
     quiet_check_bonus: float = 100.0  # centipawns for a check without capture: unseen, it wins next turn
     opening_turns: int = 0  # turns during which the opening plan is preferred (0: no plan)
@@ -196,6 +197,7 @@ def validate(config: BotConfig) -> None:
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),
         (config.move.quiet_check_bonus >= 0, "move.quiet_check_bonus must be >= 0"),
         (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
+        (config.move.king_capture_guard_turns >= 0, "move.king_capture_guard_turns must be >= 0"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),
         (config.engine.depth >= 1, "engine.depth must be >= 1"),
         (config.engine.max_depth >= config.engine.depth, "engine.max_depth must be >= engine.depth"),

@@ -10,6 +10,7 @@ our king. Quiet checks earn a bonus: the opponent is not told it is in check.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -142,6 +143,17 @@ def exposes_king(
         if valuable and taken is not None and child.is_attacked_by(child.turn, taken.to_square):
             return True
     return False
+
+
+def guard_for_turn(config: MoveConfig, turn: int) -> MoveConfig:
+    """``config`` for our ``turn`` (1-based): past ``king_capture_guard_turns`` (when set) the guard on
+    king captures taken at once is lifted. In the opening a sensing opponent answers a check at once,
+    so the boards where its king is still en prise are mostly wrong and the raid's piece lands on the
+    blocker, defended; later it knows less of our pieces, raids hit about as often as they miss, and a
+    hit wins the game."""
+    if config.king_capture_guard_turns and turn > config.king_capture_guard_turns:
+        return dataclasses.replace(config, king_capture_guard_value=0)
+    return config
 
 
 def choose_move(

@@ -22,6 +22,7 @@ from rbc_bot.move import (
     SecondLook,
     choose_move,
     exposes_king,
+    guard_for_turn,
     king_capture,
     our_king_attacked,
     propose,
@@ -358,6 +359,17 @@ def test_a_king_capture_that_would_hang_the_queen_when_it_misses_is_not_taken_bl
     assert not exposes_king(boards, capture, 10, rng), "our king is safe either way"
     assert exposes_king(boards, capture, 10, rng, guard_value=9), "but the queen hangs on a miss"
     assert not exposes_king(boards, chess.Move.from_uci("d1d2"), 10, rng, guard_value=9)
+
+
+def test_the_king_capture_guard_can_be_kept_to_the_opening() -> None:
+    """With ``king_capture_guard_turns`` the guard holds through that turn (1-based, as the bot counts)
+    and is lifted after it; without, it holds in every turn."""
+    opening_only = MoveConfig(king_capture_guard_value=9, king_capture_guard_turns=12)
+    assert guard_for_turn(opening_only, 12).king_capture_guard_value == 9
+    assert guard_for_turn(opening_only, 13).king_capture_guard_value == 0
+    assert guard_for_turn(opening_only, 13).king_capture_share == opening_only.king_capture_share
+    always = MoveConfig(king_capture_guard_value=9)
+    assert guard_for_turn(always, 60).king_capture_guard_value == 9
 
 
 def test_the_second_look_corrects_a_shallow_pass_on_the_worst_boards(scorer: Scorer) -> None:
