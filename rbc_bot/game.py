@@ -9,6 +9,7 @@ nobody's clock, as on the server. Seats (``rbc_bot.seats``) keep each bot in its
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 import threading
@@ -73,8 +74,16 @@ def short_name(spec: BotSpec) -> str:
     return spec.name
 
 
+MAX_STEM = 160  # characters of a replay's stem: with the time, a counter and ".white.turns.jsonl" < 255
+
+
 def sanitise(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._=,+-]+", "_", text).strip("_") or "game"
+    """``text`` as a file-name stem: odd characters replaced; a stem too long for a file name (a bot
+    with many settings) is cut and ends in a hash of the whole, so different settings still differ."""
+    stem = re.sub(r"[^A-Za-z0-9._=,+-]+", "_", text).strip("_") or "game"
+    if len(stem) <= MAX_STEM:
+        return stem
+    return f"{stem[: MAX_STEM - 9]}~{hashlib.sha1(stem.encode()).hexdigest()[:8]}"
 
 
 def reserve_replay_path(out_dir: Path, stem: str) -> Path:

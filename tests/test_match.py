@@ -17,7 +17,7 @@ import pytest
 from reconchess import GameHistory
 
 from rbc_bot.cli import main
-from rbc_bot.game import GameResult, play_game
+from rbc_bot.game import GameResult, play_game, reserve_replay_path
 from rbc_bot.match import MatchSettings, load_match, run_match
 from rbc_bot.players import BotSpec
 from rbc_bot.replay.pgn import RbcGameBuilder
@@ -374,3 +374,16 @@ def test_move_result_time_is_charged_to_nobody(tmp_path: Path, isolate: bool) ->
     # own moves and the seats' messages, which took 0.7 s on a machine loaded by two other matches.
     assert result.seconds_left["black"] > 28.5, result.seconds_left
     assert result.seconds_left["white"] > 28.5, "nor is it charged to White, as on the server"
+
+
+def test_a_bot_with_many_settings_gets_file_names_the_file_system_takes(tmp_path: Path) -> None:
+    """A stem past 255 bytes once made every turn-log write fail (OSError: File name too long): long
+    stems are cut and end in a hash of the whole, so two long stems that differ only at the end differ."""
+    settings = ",".join(f"move.setting_number_{i}=value" for i in range(20))
+    first = reserve_replay_path(tmp_path, f"trout-rbc_bot_{settings},last=1_-s21")
+    second = reserve_replay_path(tmp_path, f"trout-rbc_bot_{settings},last=2_-s21")
+    assert first.name != second.name and first.name[:150] == second.name[:150]
+    for path in (first, second):
+        log = Path(str(path) + ".white.turns.jsonl")
+        log.write_text("{}\n")  # the longest name a game derives from its replay's
+        assert path.is_file() and log.read_text() == "{}\n"
