@@ -58,6 +58,13 @@ def beside(run: Path, recorded: str | None) -> Path | None:
     return next((p for p in (run / name, run / "losses" / name) if name and p.is_file()), None)
 
 
+def require_match_folders(script: str, runs: list[Path]) -> None:
+    """Exit with one line on stderr unless every run is a match folder (holds results.jsonl)."""
+    bad = [run for run in runs if not (run / "results.jsonl").is_file()]
+    if bad:
+        sys.exit(f"{script}: error: not a match folder (no results.jsonl): {bad[0]}")
+
+
 def recorded_games(runs: list[Path]) -> tuple[list[tuple[Path, dict, Path]], int]:
     """(run, record, replay) of every recorded game whose replay is still there, and how many records
     had none (a count over kept records, which hold only the losses' replays, is biased)."""
@@ -100,9 +107,7 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=6, help="our first moves shown per game")
     parser.add_argument("--by", type=int, default=5, help="a queen move by this turn (0-based) is early")
     args = parser.parse_args()
-    bad = [run for run in args.runs if not (run / "results.jsonl").is_file()]
-    if bad:
-        sys.exit(f"openings.py: error: not a match folder (no results.jsonl): {bad[0]}")
+    require_match_folders("openings.py", args.runs)
     openings, missing = load(args.runs, args.moves)
     if not openings:
         sys.exit(f"openings.py: error: no replays beside results.jsonl in {args.runs[0]}")

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
-from openings import recorded_games
+from openings import recorded_games, require_match_folders
 from reconchess import GameHistory
 
 from rbc_bot.replay.load import load_game
@@ -130,9 +130,7 @@ def main() -> None:
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     parser.add_argument("--early", type=int, default=12, help="raids before this turn (0-based) are early")
     args = parser.parse_args()
-    missing = [run for run in args.runs if not (run / "results.jsonl").is_file()]
-    if missing:
-        sys.exit(f"raids.py: error: not a match folder (no results.jsonl): {missing[0]}")
+    require_match_folders("raids.py", args.runs)
     tally, no_replay = tally_runs(args.runs, args.early)
     if not tally.games:
         sys.exit(f"raids.py: error: no game with its replay and our turn log in {args.runs[0]}")
