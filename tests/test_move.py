@@ -361,6 +361,20 @@ def test_a_king_capture_that_would_hang_the_queen_when_it_misses_is_not_taken_bl
     assert not exposes_king(boards, chess.Move.from_uci("d1d2"), 10, rng, guard_value=9)
 
 
+def test_the_opening_guard_refuses_a_raid_that_hangs_the_queen_and_later_takes_it(scorer: Scorer) -> None:
+    """Qd1xd8 takes the king on one board in two (at least the 30 % that takes a king capture at once);
+    on the other the king on e8 takes the queen. Guarded through turn 12, the bot scores the candidates
+    instead and does not play the raid at turn 12; at turn 13 the guard is lifted and the raid is taken."""
+    boards = boards_of("3k4/8/8/8/8/8/8/3QK3 w - - 0 1", "4k3/8/8/8/8/8/8/3QK3 w - - 0 1")
+    raid = chess.Move.from_uci("d1d8")
+    config = MoveConfig(king_capture_guard_value=9, king_capture_guard_turns=12)
+    rng = np.random.default_rng(0)
+    guarded = choose_move(boards, actions(boards), scorer, guard_for_turn(config, 12), 2.0, rng)
+    assert guarded.reason == "best-worst" and guarded.move != raid
+    later = choose_move(boards, actions(boards), scorer, guard_for_turn(config, 13), 2.0, rng)
+    assert (later.move, later.reason) == (raid, "king-capture")
+
+
 def test_the_king_capture_guard_can_be_kept_to_the_opening() -> None:
     """With ``king_capture_guard_turns`` the guard holds through that turn (1-based, as the bot counts)
     and is lifted after it; without, it holds in every turn."""
