@@ -26,9 +26,8 @@ import chess
 from openings import recorded_games, require_match_folders
 from reconchess import GameHistory
 
+from rbc_bot.move import PIECE_VALUES
 from rbc_bot.replay.load import load_game
-
-PAWNS = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
 @dataclass
@@ -68,7 +67,9 @@ def tally_game(
                     tally.queen_raids[phase, "hit" if hit else "miss"] += 1
                 answer = history.taken_move(reply) if replied and not hit else None
                 if answer is not None and answer.to_square == move.to_square:
-                    tally.raid_losses[phase] += PAWNS[board.piece_type_at(move.from_square) or chess.PAWN]
+                    tally.raid_losses[phase] += PIECE_VALUES[
+                        board.piece_type_at(move.from_square) or chess.PAWN
+                    ]
         if board.is_capture(move) or not board.gives_check(move):
             continue
         tally.quiet_checks += 1

@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from openings import beside
+
 from rbc_bot.gauntlet import clock_unused
 
 OVERRUN = 1.2  # a turn past this many times its budget ran over
@@ -60,12 +62,8 @@ def results(run: Path) -> list[dict[str, Any]]:
 def turn_logs(run: Path, result: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """The turn logs of one game that are still there: the run folder may have moved since it was
     played, and kept records hold only the losses' logs, in ``losses/``."""
-    logs = []
-    for log in (result.get("turn_logs") or {}).values():
-        found = [f for f in (run / Path(log).name, run / "losses" / Path(log).name) if f.exists()]
-        if found:
-            logs.append([json.loads(row) for row in found[0].read_text().splitlines()])
-    return logs
+    found = [beside(run, log) for log in (result.get("turn_logs") or {}).values()]
+    return [[json.loads(row) for row in path.read_text().splitlines()] for path in found if path]
 
 
 def summarise(run: Path) -> str:
