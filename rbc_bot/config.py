@@ -67,6 +67,8 @@ class MoveConfig:
     king_capture_guard_turns: int = 0  # ... the guard only in our first this many turns (0: in every turn)
     king_capture_by_value: bool = False  # ... only if its expected score beats the best move's (scored first)
     quiet_check_bonus: float = 100.0  # centipawns for a check without capture: unseen, it wins next turn
+    quiet_check_odds: float = 0.0  # chance such a check wins at once; if set, instead of the bonus its
+    # expected score p on a board becomes odds + (1 - odds) p
     opening_turns: int = 0  # turns during which the opening plan is preferred (0: no plan)
     opening_bonus: float = 40.0  # centipawns on every board for a move of the opening plan
     opening_queen_penalty: float = 60.0  # centipawns off every board for a queen move in the opening
@@ -196,6 +198,7 @@ def validate(config: BotConfig) -> None:
         (0.0 < config.move.proposal_share < 1.0, "move.proposal_share must be in (0, 1)"),
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),
         (config.move.quiet_check_bonus >= 0, "move.quiet_check_bonus must be >= 0"),
+        (0.0 <= config.move.quiet_check_odds < 1.0, "move.quiet_check_odds must be in [0, 1)"),
         (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
         (config.move.king_capture_guard_turns >= 0, "move.king_capture_guard_turns must be >= 0"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),

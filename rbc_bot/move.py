@@ -31,6 +31,7 @@ from rbc_bot.ranking import (
     capture_share,
     rank,
     win_probability,
+    with_check_odds,
     worth_raiding,
 )
 from rbc_bot.rules import revise
@@ -252,7 +253,7 @@ def propose(
                 votes[chess.Move(move.from_square, move.to_square, chess.QUEEN)] += 1
     candidates: list[chess.Move | None] = [m for m, _ in votes.most_common(config.max_candidates)]
     candidates += [m for m, _ in captures.most_common(4) if m not in candidates]
-    if config.quiet_check_bonus:
+    if config.quiet_check_bonus or config.quiet_check_odds:
         checks = quiet_checks(proposal_boards, legal)
         candidates += [m for m, _ in checks.most_common(4) if m not in candidates]
     if config.consider_pass or not candidates:
@@ -263,18 +264,24 @@ def propose(
 @dataclass
 class PlayedOut:
     """Every candidate played on every scored board: the distinct positions to evaluate, which one
-    each (candidate, board) cell reached, the cells scored without the engine (a captured king), and
-    the centipawns the engine cannot see."""
+    each (candidate, board) cell reached, the cells scored without the engine (a captured king), the
+    centipawns the engine cannot see, and the quiet checks, whose odds of winning at once it cannot see
+    either."""
 
     children: list[chess.Board]
     cell: np.ndarray
     fixed: np.ndarray
     bonus: np.ndarray
+    checks: np.ndarray  # the cells where the candidate is a quiet check that ``check_odds`` values
+    check_odds: float = 0.0
 
     def scores(self, child_scores: np.ndarray) -> np.ndarray:
         """Our centipawns for each (candidate, board), from the children's scores (our side)."""
         engine = child_scores[self.cell] if len(self.children) else 0.0
-        return np.where(np.isnan(self.fixed), engine, self.fixed) + self.bonus
+        scores = np.where(np.isnan(self.fixed), engine, self.fixed) + self.bonus
+        if not self.check_odds:
+            return scores
+        return np.where(self.checks, with_check_odds(scores, self.check_odds), scores)
 
 
 def play_out(
@@ -287,13 +294,16 @@ def play_out(
     """Play each candidate on each board with RBC revision; evaluate each distinct position once.
 
     Bonuses: progress (a pawn move or capture, near the 100-ply rule), a quiet check (the opponent is
-    told nothing of it, and unless it senses the checker it loses its king), and ``move_bonuses`` (a
-    move's centipawns on every board, e.g. the opening plan's)."""
+    told nothing of it, and unless it senses the checker it loses its king: ``quiet_check_bonus``
+    centipawns, or its chance of winning at once, ``quiet_check_odds``, if set), and ``move_bonuses``
+    (a move's centipawns on every board, e.g. the opening plan's)."""
     children: list[chess.Board] = []
     index_of: dict[tuple[int, ...], int] = {}
     cell = np.zeros((len(candidates), len(boards)), dtype=np.int64)
     fixed = np.full((len(candidates), len(boards)), np.nan)
     bonus = np.zeros((len(candidates), len(boards)))
+    checks = np.zeros((len(candidates), len(boards)), dtype=bool)
+    value_checks = config.quiet_check_bonus or config.quiet_check_odds
     for j, board in enumerate(boards):
         for i, candidate in enumerate(candidates):
             taken, captured = revise(board, candidate) if candidate is not None else (None, None)
@@ -307,16 +317,18 @@ def play_out(
             if child.king(not board.turn) is None:
                 fixed[i, j] = KING_CAPTURE_SCORE
                 continue
-            if config.quiet_check_bonus and captured is None and taken is not None and child.is_check():
-                bonus[i, j] += config.quiet_check_bonus
+            if value_checks and captured is None and taken is not None and child.is_check():
+                checks[i, j] = True
             key = _position_key(child)
             if key not in index_of:
                 index_of[key] = len(children)
                 children.append(child)
             cell[i, j] = index_of[key]
+    if not config.quiet_check_odds:
+        bonus += checks * config.quiet_check_bonus
     if move_bonuses:
         bonus += np.array([move_bonuses.get(m, 0.0) for m in candidates])[:, None]
-    return PlayedOut(children, cell, fixed, bonus)
+    return PlayedOut(children, cell, fixed, bonus, checks, config.quiet_check_odds)
 
 
 @dataclass

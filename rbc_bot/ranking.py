@@ -29,6 +29,17 @@ def win_probability(cp: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.power(10.0, -np.clip(cp, -4000.0, 4000.0) / 400.0))
 
 
+def with_check_odds(cp: np.ndarray, odds: float) -> np.ndarray:
+    """Centipawns of positions our quiet check reached, if it wins at once with chance ``odds`` (the
+    opponent, told nothing, leaves its king capturable) and is otherwise worth ``cp``: the expected
+    score ``odds + (1 - odds) p`` back on the centipawn scale. Worth most when we stand worst, where a
+    fixed bonus in centipawns barely moves the expected score; never below ``cp``; a position where
+    the opponent can capture our king stays lost (it takes ours first)."""
+    p = odds + (1.0 - odds) * win_probability(cp)
+    value = np.maximum(cp, 400.0 * np.log10(p / (1.0 - p)))
+    return np.where(cp <= -KING_CAPTURE_SCORE / 2, cp, value)
+
+
 def aggregate(
     scores: np.ndarray,
     method: str,

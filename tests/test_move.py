@@ -25,6 +25,7 @@ from rbc_bot.move import (
     guard_for_turn,
     king_capture,
     our_king_attacked,
+    play_out,
     propose,
     quiet_checks,
 )
@@ -252,6 +253,23 @@ def test_a_quiet_check_earns_its_bonus(scorer: Scorer) -> None:
     plain = chosen(0.0)
     assert plain is not None and not board.gives_check(plain)
     assert chosen(5_000.0) == chess.Move.from_uci("f1b5")
+
+
+def test_check_odds_choose_the_quiet_check_in_place_of_the_bonus(scorer: Scorer) -> None:
+    """The board above with real scores: odds of 0.5 lift the quiet Bb5+ from about even to about
+    +190 cp, more than any difference between the moves, so it is chosen; the odds replace the
+    centipawn bonus rather than add to it (played out with both, the check's cell holds the odds alone)."""
+    board = chess.Board("rnbqkbnr/ppp2ppp/8/3pp3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3")
+    offered = actions([board])
+    config = MoveConfig(quiet_check_bonus=0.0, quiet_check_odds=0.5)
+    assert choose_move(
+        [board], offered, scorer, config, 2.0, np.random.default_rng(0)
+    ).move == chess.Move.from_uci("f1b5")
+    check, quiet = chess.Move.from_uci("f1b5"), chess.Move.from_uci("g1f3")
+    played = play_out([check, quiet], [board], MoveConfig(quiet_check_bonus=100.0, quiet_check_odds=0.5), 0.0)
+    assert played.checks.tolist() == [[True], [False]] and not played.bonus.any()
+    scores = played.scores(np.zeros(len(played.children)))
+    assert scores[0, 0] == pytest.approx(400 * np.log10(0.75 / 0.25)) and scores[1, 0] == 0.0
 
 
 def test_quiet_checks_counts_only_checks_without_capture() -> None:

@@ -8,8 +8,16 @@ import numpy as np
 import pytest
 
 from rbc_bot.config import MoveConfig
+from rbc_bot.engine import KING_CAPTURE_SCORE
 from rbc_bot.move import stood_for
-from rbc_bot.ranking import aggregate, board_likelihoods, capture_share, rank, win_probability
+from rbc_bot.ranking import (
+    aggregate,
+    board_likelihoods,
+    capture_share,
+    rank,
+    win_probability,
+    with_check_odds,
+)
 
 
 def boards_of(*fens: str) -> list[chess.Board]:
@@ -192,3 +200,17 @@ def test_rational_counts_equally_likely_boards_alike() -> None:
     assert rank(moves, scores, MoveConfig(aggregate="min"))[0].move == moves[0]
     assert rank(moves, scores, MoveConfig(aggregate="rational"))[0].move == moves[1]
     assert aggregate(scores, "rational", 0.0) == pytest.approx(aggregate(scores, "mean", 0.0))
+
+
+def test_check_odds_are_worth_most_where_we_stand_worst() -> None:
+    """A check that wins at once one time in five lifts the expected score p to 0.2 + 0.8 p: from
+    -800 cp (p ~0.01) to about -260, from 0 to about +70, and from +800 (p ~0.99) by a few centipawns;
+    a lost king stays lost, and without odds nothing changes."""
+    cp = np.array([-KING_CAPTURE_SCORE, -800.0, 0.0, 800.0, 20_000.0])
+    valued = with_check_odds(cp, 0.2)
+    expected = 0.2 + 0.8 * win_probability(cp[1:4])
+    assert win_probability(valued[1:4]) == pytest.approx(expected)
+    assert valued[0] == -KING_CAPTURE_SCORE and valued[4] == 20_000.0
+    gains = valued[1:4] - cp[1:4]
+    assert gains[0] > 500 > gains[1] > 50 > gains[2] > 0
+    assert np.array_equal(with_check_odds(cp, 0.0), cp)
