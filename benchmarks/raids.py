@@ -11,7 +11,10 @@ opponent: TroutBot never looks for our pieces, StrangeFish does. This counts how
 games: the raids (a king capture taken at once on more than one believed board) that hit the king on
 the true board and those that missed, early (before turn ``--early``) and late, with the material the
 opponent's reply then won on the raid's square; and the quiet checks (on the true board) after which
-the opponent's reply left its king capturable, and how often we took it at once.
+the opponent's reply left its king capturable, and how often we took it at once, overall and by
+where we stood by our own mean before the check (behind: at most -``STANDING_CP``, ahead: at least
++``STANDING_CP``): the odds a check wins at once are what ``move.quiet_check_odds`` assumes, and
+they may not be the same when we are losing.
 """
 
 from __future__ import annotations
@@ -38,9 +41,23 @@ class Tally:
     raids: Counter[tuple[str, str]] = field(default_factory=Counter)  # (early/late, hit/miss) -> raids
     queen_raids: Counter[tuple[str, str]] = field(default_factory=Counter)  # ... of them by our queen
     raid_losses: Counter[str] = field(default_factory=Counter)  # early/late -> pawns won by the replies
-    quiet_checks: int = 0
-    left_capturable: int = 0  # ... after which the reply left the opponent's king capturable
-    taken_at_once: int = 0  # ... and we took it on our next move
+    quiet_checks: Counter[str] = field(default_factory=Counter)  # by standing (see ``standing``)
+    left_capturable: Counter[str] = field(default_factory=Counter)  # ... after which the reply left the
+    # opponent's king capturable
+    taken_at_once: Counter[str] = field(default_factory=Counter)  # ... and we took it on our next move
+
+
+STANDING_CP = 300.0
+STANDINGS = ("behind", "level", "ahead")
+
+
+def standing(row: dict) -> str:
+    """Where we stood by our own mean over the believed boards for the move we chose (turn log)."""
+    chosen = [c for c in row.get("candidates") or [] if c["move"] == row.get("chosen_move")]
+    if not chosen:
+        return "unknown"
+    mean = chosen[0]["mean"]
+    return "behind" if mean <= -STANDING_CP else "ahead" if mean >= STANDING_CP else "level"
 
 
 def tally_game(
@@ -72,16 +89,17 @@ def tally_game(
                     ]
         if board.is_capture(move) or not board.gives_check(move):
             continue
-        tally.quiet_checks += 1
+        stood = standing(row)
+        tally.quiet_checks[stood] += 1
         ours_next = reply.next
         if not (replied and history.has_move(ours_next)):
             continue
         after = history.truth_board_before_move(ours_next)
         king = after.king(not us)
         if king is not None and after.is_attacked_by(us, king):
-            tally.left_capturable += 1
+            tally.left_capturable[stood] += 1
             taken = history.taken_move(ours_next)
-            tally.taken_at_once += taken is not None and taken.to_square == king
+            tally.taken_at_once[stood] += taken is not None and taken.to_square == king
 
 
 def tally_runs(runs: list[Path], early: int) -> tuple[Tally, int]:
@@ -116,11 +134,20 @@ def report(tally: Tally, early: int) -> list[str]:
             f"{share(queen, queen + queen_misses)}; the replies won {tally.raid_losses[phase]} pawns "
             "on the raid squares"
         )
-    lines.append(
-        f"quiet checks: {tally.quiet_checks}; the reply left the king capturable after "
-        f"{tally.left_capturable}{share(tally.left_capturable, tally.quiet_checks)}, "
-        f"taken at once {tally.taken_at_once}"
+    checks, left, taken = (
+        sum(c.values()) for c in (tally.quiet_checks, tally.left_capturable, tally.taken_at_once)
     )
+    lines.append(
+        f"quiet checks: {checks}; the reply left the king capturable after {left}{share(left, checks)}, "
+        f"taken at once {taken}"
+    )
+    by_standing = [
+        f"{stood} {tally.quiet_checks[stood]}: left {tally.left_capturable[stood]}, taken "
+        f"{tally.taken_at_once[stood]}{share(tally.taken_at_once[stood], tally.quiet_checks[stood])}"
+        for stood in (*STANDINGS, "unknown")
+        if tally.quiet_checks[stood] or stood != "unknown"
+    ]
+    lines.append(f"quiet checks by our mean before them (+-{STANDING_CP:.0f} cp): " + "; ".join(by_standing))
     return lines
 
 
