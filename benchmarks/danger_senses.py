@@ -24,7 +24,7 @@ import numpy as np
 from turn_screen import TurnPosition, load_suite
 
 from rbc_bot.belief_rows import decode, encode
-from rbc_bot.move import our_king_attacked
+from rbc_bot.board_sample import our_king_attacked
 from rbc_bot.sense import danger_square, window_keys
 
 

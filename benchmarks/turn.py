@@ -45,6 +45,7 @@ import rbc_bot.move as move_module
 from rbc_bot import expand_fast
 from rbc_bot.belief_ops import expand, filter_own_move, filter_sense
 from rbc_bot.belief_rows import decode, encode
+from rbc_bot.board_sample import our_king_attacked
 from rbc_bot.bot import CHOICE_SAMPLE
 from rbc_bot.clock import Clock
 from rbc_bot.config import ClockConfig, EngineConfig, MoveConfig, SenseConfig
@@ -143,7 +144,7 @@ def sense_choice(rows: np.ndarray, rng: np.random.Generator, config: SenseConfig
     """The bot's sense rule (RbcBot.choose_sense, when no king hunt is on): the danger check, else
     the 3x3-window split."""
     sample = sample_rows(rows, DANGER_SAMPLE, rng)
-    attacked = np.array([move_module.our_king_attacked(b) for b in decode(sample, chess.WHITE)], dtype=bool)
+    attacked = np.array([our_king_attacked(b) for b in decode(sample, chess.WHITE)], dtype=bool)
     min_share = 0.0 if len(rows) <= config.danger_always_below else config.danger_min_share
     square = danger_square(sample, attacked, min_share, config.danger_tolerance)
     if square is None:

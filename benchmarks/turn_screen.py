@@ -37,10 +37,10 @@ from reconchess.utilities import move_actions
 
 from rbc_bot.belief import BeliefTracker, encode
 from rbc_bot.belief_rows import ROW, decode, row_in
+from rbc_bot.board_sample import our_king_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import BotConfig, load_config
 from rbc_bot.engine import king_capture_moves
-from rbc_bot.move import our_king_attacked
 from rbc_bot.notation import square_name
 from rbc_bot.replay.judge import Searcher
 from rbc_bot.replay.load import LoadedGame

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
+from rbc_bot.board_sample import Tiers
 from rbc_bot.config import MoveConfig
 from rbc_bot.engine import (
     KING_CAPTURE_SCORE,
@@ -36,7 +37,6 @@ from rbc_bot.ranking import (
 )
 from rbc_bot.rules import revise
 from rbc_bot.scorer import Scorer
-from rbc_bot.sense import stand_for
 
 
 @dataclass
@@ -47,12 +47,6 @@ class MoveDecision:
     boards_scored: int
     evaluations: int
     depth: int = 0
-
-
-def our_king_attacked(board: chess.Board) -> bool:
-    """Whether the opponent attacks our king on this board (we are to move)."""
-    king = board.king(board.turn)
-    return king is not None and board.is_attacked_by(not board.turn, king)
 
 
 def _position_key(board: chess.Board) -> tuple[int, ...]:
@@ -87,33 +81,6 @@ def quiet_checks(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Count
             if move in legal and not board.is_capture(move) and board.gives_check(move):
                 counts[move] += 1
     return counts
-
-
-def split_by_danger(boards: Sequence[chess.Board]) -> tuple[list[chess.Board], list[chess.Board]]:
-    """(boards where our king is attacked, the others), testing each board once."""
-    attacked: list[chess.Board] = []
-    others: list[chess.Board] = []
-    for board in boards:
-        (attacked if our_king_attacked(board) else others).append(board)
-    return attacked, others
-
-
-def prioritised(
-    attacked: Sequence[chess.Board], others: Sequence[chess.Board], k: int, rng: np.random.Generator
-) -> list[chess.Board]:
-    """Up to ``k`` boards: those where our king is attacked first, the rest a uniform sample of ``others``."""
-    chosen = list(attacked[:k])
-    if len(chosen) < k and others:
-        pick = rng.choice(len(others), size=min(k - len(chosen), len(others)), replace=False)
-        chosen += [others[i] for i in sorted(pick)]
-    return chosen
-
-
-def stood_for(attacked: int, others: int, chosen: int) -> np.ndarray:
-    """How many believed boards each board ``prioritised`` chose stands for: the attacked ones come
-    first (all of them, or the first ``chosen``), the rest are a uniform sample of the others."""
-    from_attacked = min(attacked, chosen)
-    return stand_for(attacked, others, from_attacked, chosen - from_attacked)
 
 
 SAFETY_SAMPLE = 300  # boards checked before a king capture is taken at once
@@ -186,8 +153,8 @@ def choose_move(
                 return MoveDecision(capture, "king-capture", [], len(boards), 0)
             raid = capture
 
-    attacked, others = split_by_danger(boards)
-    candidates = propose(attacked, others, len(boards), legal, captures, scorer, config, budget_seconds, rng)
+    tiers = Tiers.of(boards, split_threats=config.threat_share > 0)
+    candidates = propose(tiers, len(boards), legal, captures, scorer, config, budget_seconds, rng)
     bonuses = move_bonuses or {}
     candidates += [m for m, b in bonuses.items() if b > 0 and m not in candidates]
     if len(candidates) == 1:
@@ -199,7 +166,7 @@ def choose_move(
     # least the least movetime: more boards than those allow would overrun the budget.
     n_boards = min(config.max_boards, n_boards, scorer.most_searches(0.85 * remaining) // len(candidates))
     n_boards = max(config.min_boards, n_boards)
-    scored_boards = prioritised(attacked, others, n_boards, rng)
+    scored_boards, represented = tiers.sample(n_boards, config.threat_share, rng)
     played = play_out(candidates, scored_boards, config, progress_bonus, bonuses)
     look_share = config.second_look_share if config.second_look > 1 else 0.0
     remaining = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85 * (1 - look_share)
@@ -209,7 +176,6 @@ def choose_move(
     scores = played.scores(child_scores)
     weighed = config.blunder_board_weight < 1.0  # at 1 every board weighs the same: nothing to look for
     weights = board_likelihoods(scored_boards, config.blunder_board_weight) if weighed else None
-    represented = stood_for(len(attacked), len(others), len(scored_boards))
     ranked = rank(candidates, scores, config, weights, represented)
     if look_share:
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
@@ -223,8 +189,7 @@ def choose_move(
 
 
 def propose(
-    attacked: Sequence[chess.Board],
-    others: Sequence[chess.Board],
+    tiers: Tiers,
     n_boards: int,
     legal: set[chess.Move],
     captures: Counter[chess.Move],
@@ -235,12 +200,14 @@ def propose(
 ) -> list[chess.Move | None]:
     """The candidates: Stockfish's top moves over a sample of boards (attacked boards first, so their
     escapes are proposed, up to ``proposal_attacked_share`` of the sample when there are others: a
-    rare threat must not leave only king moves to choose from), the king captures too rare to take
+    rare threat must not leave only king moves to choose from; then, with ``threat_share``, boards
+    where the opponent could check our king at once, so the moves that parry a mate in one are
+    proposed), the king captures too rare to take
     blindly, the quiet checks (which the engine rarely proposes: it assumes the opponent sees them)
     and the pass."""
     k = max(8, config.max_candidates)
-    from_attacked = k if not others else max(1, int(k * config.proposal_attacked_share))
-    proposal_boards = prioritised(attacked[:from_attacked], others, k, rng)
+    from_attacked = k if not tiers.quiet else max(1, int(k * config.proposal_attacked_share))
+    proposal_boards, _ = tiers.sample(k, config.threat_share, rng, most_attacked=from_attacked)
     votes: Counter[chess.Move | None] = Counter()
     top_k = config.top_k if n_boards > 8 else max(config.top_k, 8)  # few boards: widen the search
     for board_moves in scorer.top_moves(proposal_boards, top_k, budget_seconds * config.proposal_share):
@@ -378,9 +345,9 @@ def candidate_values(
     """Each candidate's expected score (``win_probability``) on each of ``boards``, candidates x boards:
     what a sense that serves the move compares (rbc_bot.sense.decision_square)."""
     started = time.perf_counter()
-    attacked, others = split_by_danger(boards)
     captures = king_captures(boards, legal)
-    candidates = propose(attacked, others, len(boards), legal, captures, scorer, config, budget_seconds, rng)
+    tiers = Tiers.of(boards, split_threats=config.threat_share > 0)
+    candidates = propose(tiers, len(boards), legal, captures, scorer, config, budget_seconds, rng)
     played = play_out(candidates, boards, config, 0.0)
     remaining = max(0.0, budget_seconds - (time.perf_counter() - started))
     depth = scorer.plan_depth(len(played.children), remaining)

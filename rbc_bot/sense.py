@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from rbc_bot.belief import N_CODES, partition_counts
+from rbc_bot.board_sample import tier_weights
 from rbc_bot.rules import inward, sense_window
 
 INTERIOR = [8 * rank + file for rank in range(1, 7) for file in range(1, 7)]
@@ -37,16 +38,7 @@ def attacked_first(
     n_hit = min(len(hit), max(1, int(k * share)) if len(calm) else k)
     n_calm = min(len(calm), k - n_hit)
     chosen = np.concatenate([rng.permutation(hit)[:n_hit], rng.permutation(calm)[:n_calm]])
-    return rows[chosen], stand_for(len(hit), len(calm), n_hit, n_calm)
-
-
-def stand_for(attacked: int, others: int, from_attacked: int, from_others: int) -> np.ndarray:
-    """How many boards each sampled board stands for, when ``from_attacked`` of the ``attacked`` ones
-    were taken first and ``from_others`` of the ``others`` after them."""
-    weights = np.empty(from_attacked + from_others)
-    weights[:from_attacked] = attacked / max(from_attacked, 1)
-    weights[from_attacked:] = others / max(from_others, 1)
-    return weights
+    return rows[chosen], tier_weights([(len(hit), n_hit), (len(calm), n_calm)])
 
 
 def partition_square(rows: np.ndarray) -> int:

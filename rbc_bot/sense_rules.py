@@ -15,8 +15,9 @@ import chess
 import numpy as np
 
 from rbc_bot.belief import decode, piece_code
+from rbc_bot.board_sample import our_king_attacked
 from rbc_bot.config import BotConfig
-from rbc_bot.move import candidate_values, our_king_attacked
+from rbc_bot.move import candidate_values
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import (
     attacked_first,

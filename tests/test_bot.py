@@ -24,10 +24,10 @@ from reconchess.utilities import move_actions
 import rbc_bot.bot
 import rbc_bot.sense_rules
 from rbc_bot.belief import encode
+from rbc_bot.board_sample import our_king_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
 from rbc_bot.game import GameResult, play_game
-from rbc_bot.move import our_king_attacked
 from rbc_bot.players import BotSpec, export_stockfish_for_trout
 from rbc_bot.rules import sense_window
 from rbc_bot.sense_rules import SenseInputs, SenseRules
@@ -278,7 +278,7 @@ def test_every_candidate_setting_plays_a_clean_game(tmp_path: Path, ours: str, c
     settings = (
         "sense.method=decision", "engine.fill_budget=true", "move.opening_turns=8",
         "move.king_capture_guard_value=9", "move.king_capture_guard_turns=12", "move.aggregate=mix",
-        "move.near_tie=0.03", "move.second_look=3", "move.quiet_check_odds=0.16",
+        "move.near_tie=0.03", "move.second_look=3", "move.quiet_check_odds=0.16", "move.threat_share=0.5",
     )  # fmt: skip
     result = play_short_game(tmp_path, "trout", ours, 30.0, 1.0, 21, caplog, settings)
     records = check_game(result, ours, caplog)

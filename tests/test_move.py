@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from reconchess.utilities import move_actions
 
+from rbc_bot.board_sample import Tiers, our_king_attacked
 from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool, can_capture_king
 from rbc_bot.move import (
@@ -24,7 +25,6 @@ from rbc_bot.move import (
     exposes_king,
     guard_for_turn,
     king_capture,
-    our_king_attacked,
     play_out,
     propose,
     quiet_checks,
@@ -442,6 +442,6 @@ def test_a_rare_threat_leaves_room_to_propose_what_the_other_boards_want(
     config = MoveConfig(proposal_attacked_share=share)
     legal = set(actions(attacked + others))
     rng = np.random.default_rng(0)
-    candidates = propose(attacked, others, 100, legal, Counter(), scorer, config, 2.0, rng)
+    candidates = propose(Tiers(attacked, [], others), 100, legal, Counter(), scorer, config, 2.0, rng)
     assert chess.Move.from_uci("g2h3") in candidates  # the check's escape by capture, proposed either way
     assert (chess.Move.from_uci("d1d5") in candidates) is proposed

@@ -7,9 +7,9 @@ import chess
 import numpy as np
 import pytest
 
+from rbc_bot.board_sample import Tiers
 from rbc_bot.config import MoveConfig
 from rbc_bot.engine import KING_CAPTURE_SCORE
-from rbc_bot.move import stood_for
 from rbc_bot.ranking import (
     aggregate,
     board_likelihoods,
@@ -170,6 +170,13 @@ def test_the_expected_score_weighs_each_scored_board_by_the_boards_it_stands_for
     assert rank(moves, scores, config)[0].move == moves[1]
     assert rank(moves, scores, config, stand_for=weights)[0].move == moves[0]
     assert stood_for(attacked=30, others=500, chosen=10).tolist() == [3.0] * 10
+
+
+def stood_for(attacked: int, others: int, chosen: int) -> np.ndarray:
+    """How many boards each of ``chosen`` sampled boards stands for (attacked boards first)."""
+    board = chess.Board()
+    tiers = Tiers([board] * attacked, [], [board] * others)
+    return tiers.sample(chosen, 0.0, np.random.default_rng(0))[1]
 
 
 def test_rational_weighs_boards_by_how_well_the_opponent_did_there() -> None:

@@ -1,0 +1,125 @@
+"""Which believed boards the move selector scores, and how many boards each one stands for.
+
+A belief of thousands of boards is scored on a sample of a few hundred. Under the worst-board
+ranking a move is only as good as the worst board scored, so the boards that could punish a move
+must be in the sample even when they are rare: the boards where our king is attacked come first, and
+(with ``move.threat_share``) a share of the rest is kept for the boards where the opponent could
+check our king at once, the boards a mate in one hides in. The others are a uniform sample. Each
+sampled board then stands for its tier's boards, so expected scores still weigh the belief.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import chess
+import numpy as np
+
+_SLIDERS = {chess.BISHOP: (True, False), chess.ROOK: (False, True), chess.QUEEN: (True, True)}
+
+
+def our_king_attacked(board: chess.Board) -> bool:
+    """Whether the opponent attacks our king on this board (we are to move)."""
+    king = board.king(board.turn)
+    return king is not None and board.is_attacked_by(not board.turn, king)
+
+
+def check_threat(board: chess.Board) -> bool:
+    """Whether the opponent, were it to move now, could check our king with one move: a piece moving
+    to a square from which it attacks the king (through the pieces standing now; discovered checks
+    and castling aside). Bitboards only, tens of microseconds a board, where generating its moves
+    would take milliseconds."""
+    us, them = board.turn, not board.turn
+    king = board.king(us)
+    if king is None:
+        return False
+    occupied = board.occupied
+    reachable = chess.BB_ALL & ~board.occupied_co[them]
+    diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
+    straight = (
+        chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
+        | chess.BB_FILE_ATTACKS[king][chess.BB_FILE_MASKS[king] & occupied]
+    )
+    for square in chess.scan_forward(board.knights & board.occupied_co[them]):
+        if chess.BB_KNIGHT_ATTACKS[square] & chess.BB_KNIGHT_ATTACKS[king] & reachable:
+            return True
+    for piece_type, (diagonals, lines) in _SLIDERS.items():
+        targets = (diagonal if diagonals else 0) | (straight if lines else 0)
+        for square in chess.scan_forward(board.pieces_mask(piece_type, them)):
+            if board.attacks_mask(square) & targets & reachable:
+                return True
+    return pawn_check_threat(board, king, them)
+
+
+def pawn_check_threat(board: chess.Board, king: chess.Square, them: chess.Color) -> bool:
+    """Whether a pawn of ``them`` could check ``king`` with one move: a push (one square) or a capture
+    onto a square from which a pawn of ``them`` attacks the king."""
+    checking = chess.BB_PAWN_ATTACKS[not them][king]  # squares from which their pawn attacks the king
+    pawns = board.pawns & board.occupied_co[them]
+    pushed = (pawns << 8 if them == chess.WHITE else pawns >> 8) & chess.BB_ALL & ~board.occupied
+    if pushed & checking:
+        return True
+    ours = board.occupied_co[not them]
+    return any(chess.BB_PAWN_ATTACKS[them][square] & checking & ours for square in chess.scan_forward(pawns))
+
+
+def tier_weights(tiers: Sequence[tuple[int, int]]) -> np.ndarray:
+    """How many boards each sampled board stands for, when from each tier of (size, taken) boards
+    ``taken`` were sampled, tier after tier."""
+    return np.concatenate([np.full(taken, size / max(taken, 1)) for size, taken in tiers])
+
+
+def uniform(boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> list[chess.Board]:
+    """``k`` of ``boards`` (all if fewer), uniformly without replacement, in their order."""
+    if k <= 0 or not boards:
+        return []
+    pick = rng.choice(len(boards), size=min(k, len(boards)), replace=False)
+    return [boards[i] for i in sorted(pick)]
+
+
+@dataclass
+class Tiers:
+    """The believed boards (our side to move) by what they threaten: our king attacked; else, when
+    threats are split out, the opponent could check it at once; the rest (``calm``)."""
+
+    attacked: list[chess.Board]
+    threatened: list[chess.Board]
+    calm: list[chess.Board]
+
+    @classmethod
+    def of(cls, boards: Sequence[chess.Board], split_threats: bool) -> Tiers:
+        """Each board tested once for an attack and, if ``split_threats``, the others for a threat."""
+        attacked: list[chess.Board] = []
+        threatened: list[chess.Board] = []
+        calm: list[chess.Board] = []
+        for board in boards:
+            if our_king_attacked(board):
+                attacked.append(board)
+            else:
+                (threatened if split_threats and check_threat(board) else calm).append(board)
+        return cls(attacked, threatened, calm)
+
+    @property
+    def quiet(self) -> int:
+        """The boards where our king is not attacked."""
+        return len(self.threatened) + len(self.calm)
+
+    def sample(
+        self, k: int, threat_share: float, rng: np.random.Generator, most_attacked: int | None = None
+    ) -> tuple[list[chess.Board], np.ndarray]:
+        """Up to ``k`` boards and how many believed boards each stands for: the attacked boards first
+        (at most ``most_attacked`` of them); then, when not every board fits, up to ``threat_share``
+        of the room left for threatened boards, drawn uniformly; the rest a uniform sample of the calm
+        ones (threatened ones too if those run short)."""
+        first = self.attacked[: min(k, len(self.attacked) if most_attacked is None else most_attacked)]
+        room = k - len(first)
+        from_calm = min(len(self.calm), room - min(len(self.threatened), int(threat_share * room)))
+        from_threatened = min(len(self.threatened), room - from_calm)
+        chosen = first + uniform(self.threatened, from_threatened, rng) + uniform(self.calm, from_calm, rng)
+        tiers = [
+            (len(self.attacked), len(first)),
+            (len(self.threatened), from_threatened),
+            (len(self.calm), from_calm),
+        ]
+        return chosen, tier_weights(tiers)

@@ -1,0 +1,130 @@
+"""The move selector's scored sample: check threats against move generation, the threat tier, and a
+real position (TroutBot, seed 304, session 18) where the one believed board in 546 on which the
+opponent mates in one was left out of a uniform sample of 211 and the game was lost."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+import chess
+import numpy as np
+import pytest
+from reconchess.utilities import move_actions
+
+from rbc_bot.board_sample import Tiers, check_threat, our_king_attacked
+from rbc_bot.config import EngineConfig, MoveConfig
+from rbc_bot.engine import EnginePool
+from rbc_bot.move import choose_move
+from rbc_bot.scorer import Scorer
+
+# Black to move; White's queen on f3 and knight on g5 threaten Qxf7 mate (the true board of the game).
+MATE_THREAT = "r2qkb1r/pbppnpp1/np2p2p/3P2N1/4P3/2N2Q2/PPP2PPP/R1B1KB1R b KQkq - 1 7"
+# White's knight on f3 and queen on d1: nothing threatens Black's king.
+DECOY = "r2qkb1r/pbppnpp1/np2p2p/3P4/4P3/2N2N2/PPP2PPP/R1BQKB1R b KQkq - 1 7"
+# White's bishop on b5 gives check (d7 moved away).
+ATTACKED = "r2qkb1r/pbp1npp1/np1pp2p/1B1P2N1/4P3/2N2Q2/PPP2PPP/R1B1K2R b KQkq - 1 7"
+# The same with the queen still on d1, as on most believed boards: no check is possible at once.
+QUIET = "r2qkb1r/pbppnpp1/np2p2p/3P2N1/4P3/2N5/PPP2PPP/R1BQKB1R b KQkq - 1 7"
+
+
+def direct_check_possible(board: chess.Board) -> bool:
+    """What ``check_threat`` computes, by generating the opponent's moves: a move (not castling, en
+    passant or a promotion) after which the moved piece attacks our king."""
+    king = board.king(board.turn)
+    flipped = board.copy(stack=False)
+    flipped.turn = not board.turn
+    flipped.ep_square = None
+    for move in flipped.pseudo_legal_moves:
+        if flipped.is_castling(move) or move.promotion:
+            continue
+        after = flipped.copy(stack=False)
+        after.push(move)
+        if king is not None and after.attacks_mask(move.to_square) & chess.BB_SQUARES[king]:
+            return True
+    return False
+
+
+def random_positions(n: int, seed: int) -> Iterator[chess.Board]:
+    """Positions of random games, each with its side to move (kings never captured: legal moves)."""
+    rng = random.Random(seed)
+    while n > 0:
+        board = chess.Board()
+        for _ in range(rng.randrange(4, 80)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        if not board.is_game_over():
+            n -= 1
+            yield board
+
+
+def test_check_threat_agrees_with_move_generation() -> None:
+    positions = list(random_positions(400, seed=7))
+    threats = [check_threat(b) for b in positions]
+    assert threats == [direct_check_possible(b) for b in positions]
+    assert 0.1 < sum(threats) / len(threats) < 0.9  # both answers are common: the comparison tests both
+
+
+def test_check_threat_sees_the_mate_threat_and_not_the_quiet_board() -> None:
+    assert check_threat(chess.Board(MATE_THREAT)) and not check_threat(chess.Board(QUIET))
+    assert not our_king_attacked(chess.Board(MATE_THREAT))
+    # pawns: a push onto a checking square (d4-d5), a capture onto one (exf5), and neither (e3-e4)
+    assert check_threat(chess.Board("8/8/4k3/8/3P4/8/8/K7 b - - 0 1"))
+    assert check_threat(chess.Board("8/8/4k3/5n2/4P3/8/8/K7 b - - 0 1"))
+    assert not check_threat(chess.Board("8/8/4k3/8/8/4P3/8/K7 b - - 0 1"))
+
+
+def test_the_sample_takes_the_attacked_boards_first_and_the_rest_uniformly() -> None:
+    board, attacked = chess.Board(QUIET), chess.Board(ATTACKED)
+    assert our_king_attacked(attacked) and not our_king_attacked(board)
+    tiers = Tiers.of([board] * 20 + [attacked] * 3 + [board] * 10, split_threats=False)
+    assert (len(tiers.attacked), len(tiers.threatened), len(tiers.calm)) == (3, 0, 30)
+    chosen, weights = tiers.sample(10, 0.5, np.random.default_rng(1))
+    assert chosen[:3] == [attacked] * 3 and attacked not in chosen[3:] and len(chosen) == 10
+    assert weights.tolist() == [1.0] * 3 + [30 / 7] * 7
+    chosen, weights = tiers.sample(10, 0.0, np.random.default_rng(1), most_attacked=1)
+    assert chosen[0] is attacked and attacked not in chosen[1:] and weights[0] == 3.0
+
+
+def test_the_threat_tier_keeps_the_rare_threatened_boards_and_the_weights_add_up() -> None:
+    threat, quiet = chess.Board(MATE_THREAT), chess.Board(QUIET)
+    tiers = Tiers.of([quiet] * 540 + [threat] * 6, split_threats=True)
+    assert (len(tiers.attacked), len(tiers.threatened), len(tiers.calm)) == (0, 6, 540)
+    for seed in range(20):
+        chosen, weights = tiers.sample(211, 0.5, np.random.default_rng(seed))
+        assert len(chosen) == 211 and chosen[:6] == [threat] * 6 and threat not in chosen[6:]
+        assert weights.sum() == pytest.approx(546) and weights[:6].tolist() == [1.0] * 6
+    # more threatened boards than the share allows: half the room, the rest from the calm boards
+    many = Tiers.of([quiet] * 300 + [threat] * 300, split_threats=True)
+    chosen, weights = many.sample(100, 0.5, np.random.default_rng(0))
+    assert chosen.count(threat) == 50 and weights.sum() == pytest.approx(600)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_one_mating_board_in_two_hundred_decides_the_move(seed: int) -> None:
+    """The true board of the game among 199 where White's knight stands on f3 and its queen on d1 (no
+    threat there, and hxg5 is no capture): with the threat tier the sample of 40 holds the true board
+    and the move chosen does not allow Qxf7 mate on it (h6h5 did in the game)."""
+    boards = [chess.Board(MATE_THREAT)] + [chess.Board(DECOY)] * 199
+    legal = move_actions(chess.Board(MATE_THREAT))
+    config = MoveConfig(max_boards=40, min_boards=40, threat_share=0.5)
+    with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
+        scorer = Scorer(pool, EngineConfig(depth=6, max_depth=6))  # a mate in one needs no more
+        decision = choose_move(boards, legal, scorer, config, 10.0, np.random.default_rng(seed))
+    assert decision.boards_scored == 40 and decision.move is not None
+    after = chess.Board(MATE_THREAT)
+    after.push(decision.move)
+    assert not mates_in_one(after), decision.move
+
+
+def mates_in_one(board: chess.Board) -> list[chess.Move]:
+    """The side to move's moves that checkmate."""
+    mates = []
+    for move in board.legal_moves:
+        board.push(move)
+        if board.is_checkmate():
+            mates.append(move)
+        board.pop()
+    return mates
