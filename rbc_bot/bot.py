@@ -324,6 +324,7 @@ class RbcBot(Player):
             boards_scored=decision.boards_scored,
             evaluations=decision.evaluations,
             depth=decision.depth,
+            threatened=decision.threatened,
             candidates=[
                 {
                     "move": c.move.uci() if c.move else None,

@@ -47,6 +47,7 @@ class MoveDecision:
     boards_scored: int
     evaluations: int
     depth: int = 0
+    threatened: int = 0  # believed boards where the opponent could check our king at once (threat_share)
 
 
 def _position_key(board: chess.Board) -> tuple[int, ...]:
@@ -181,11 +182,12 @@ def choose_move(
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
         look = SecondLook(candidates, scored_boards, scores, weights)
         ranked = look.rerank(ranked, scorer, config, left, progress_bonus, bonuses)
-    if raid is not None and worth_raiding(
-        scores, candidates.index(raid), candidates.index(ranked[0].move), weights
-    ):
-        return MoveDecision(raid, "king-capture", ranked, len(scored_boards), len(played.children), depth)
-    return MoveDecision(ranked[0].move, "best-worst", ranked, len(scored_boards), len(played.children), depth)
+    move, reason = ranked[0].move, "best-worst"
+    if raid is not None and worth_raiding(scores, candidates.index(raid), candidates.index(move), weights):
+        move, reason = raid, "king-capture"
+    return MoveDecision(
+        move, reason, ranked, len(scored_boards), len(played.children), depth, len(tiers.threatened)
+    )
 
 
 def propose(

@@ -113,7 +113,7 @@ def test_the_one_mating_board_in_two_hundred_decides_the_move(seed: int) -> None
     with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
         scorer = Scorer(pool, EngineConfig(depth=6, max_depth=6))  # a mate in one needs no more
         decision = choose_move(boards, legal, scorer, config, 10.0, np.random.default_rng(seed))
-    assert decision.boards_scored == 40 and decision.move is not None
+    assert decision.boards_scored == 40 and decision.threatened == 1 and decision.move is not None
     after = chess.Board(MATE_THREAT)
     after.push(decision.move)
     assert not mates_in_one(after), decision.move
