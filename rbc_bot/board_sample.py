@@ -26,9 +26,10 @@ def our_king_attacked(board: chess.Board) -> bool:
 
 
 def check_threat(board: chess.Board) -> bool:
-    """Whether the opponent, were it to move now, could check our king with one move: a piece moving
-    to a square from which it attacks the king (through the pieces standing now; discovered checks
-    and castling aside). Bitboards only, tens of microseconds a board, where generating its moves
+    """Whether the opponent, were it to move now, could check our king with one move: a piece (its
+    king too) moving to a square from which it attacks the king (through the pieces standing now:
+    meant for boards where the king is not attacked yet; discovered checks, castling, en passant and
+    promotions aside). Bitboards only, tens of microseconds a board, where generating its moves
     would take milliseconds."""
     us, them = board.turn, not board.turn
     king = board.king(us)
@@ -44,6 +45,9 @@ def check_threat(board: chess.Board) -> bool:
     for square in chess.scan_forward(board.knights & board.occupied_co[them]):
         if chess.BB_KNIGHT_ATTACKS[square] & chess.BB_KNIGHT_ATTACKS[king] & reachable:
             return True
+    their_king = board.king(them)  # in RBC a king that steps next to ours may take it
+    if their_king is not None and chess.BB_KING_ATTACKS[their_king] & chess.BB_KING_ATTACKS[king] & reachable:
+        return True
     for piece_type, (diagonals, lines) in _SLIDERS.items():
         targets = (diagonal if diagonals else 0) | (straight if lines else 0)
         for square in chess.scan_forward(board.pieces_mask(piece_type, them)):

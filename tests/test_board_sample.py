@@ -4,12 +4,10 @@ opponent mates in one was left out of a uniform sample of 211 and the game was l
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterator
-
 import chess
 import numpy as np
 import pytest
+from board_sets import rbc_boards
 from reconchess.utilities import move_actions
 
 from rbc_bot.board_sample import Tiers, check_threat, our_king_attacked
@@ -30,7 +28,7 @@ QUIET = "r2qkb1r/pbppnpp1/np2p2p/3P2N1/4P3/2N5/PPP2PPP/R1BQKB1R b KQkq - 1 7"
 
 def direct_check_possible(board: chess.Board) -> bool:
     """What ``check_threat`` computes, by generating the opponent's moves: a move (not castling, en
-    passant or a promotion) after which the moved piece attacks our king."""
+    passant or a promotion) after which the moved piece (its king too) attacks our king."""
     king = board.king(board.turn)
     flipped = board.copy(stack=False)
     flipped.turn = not board.turn
@@ -45,23 +43,8 @@ def direct_check_possible(board: chess.Board) -> bool:
     return False
 
 
-def random_positions(n: int, seed: int) -> Iterator[chess.Board]:
-    """Positions of random games, each with its side to move (kings never captured: legal moves)."""
-    rng = random.Random(seed)
-    while n > 0:
-        board = chess.Board()
-        for _ in range(rng.randrange(4, 80)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over():
-            n -= 1
-            yield board
-
-
 def test_check_threat_agrees_with_move_generation() -> None:
-    positions = list(random_positions(400, seed=7))
+    positions = [b for b in rbc_boards(600, seed=7) if not our_king_attacked(b)]  # the boards it is for
     threats = [check_threat(b) for b in positions]
     assert threats == [direct_check_possible(b) for b in positions]
     assert 0.1 < sum(threats) / len(threats) < 0.9  # both answers are common: the comparison tests both

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import math
 import os
-import random
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import chess
 import pytest
+from board_sets import rbc_boards
 from engine_helpers import fake_engine
 
 from rbc_bot import engine, uci
@@ -196,29 +196,6 @@ def test_mate_and_stalemate(pool: EnginePool) -> None:
     assert pool.top_moves([mated, stalemate], 3, depth=3) == [[], []]
 
 
-def _rbc_boards(count: int, seed: int) -> list[chess.Board]:
-    """Children of random RBC play, as a belief expansion makes them: every pseudo-legal move and the
-    pass from positions of random games (moving into check allowed, king captures skipped, raw castling rights
-    sometimes set on every corner, rooks or not). Move stacks are kept."""
-    rng = random.Random(seed)
-    children: list[chess.Board] = []
-    while len(children) < 20 * count:
-        board = chess.Board()
-        for _ in range(rng.randrange(6, 50)):
-            moves = [m for m in board.pseudo_legal_moves if board.piece_type_at(m.to_square) != chess.KING]
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        for move in [*board.pseudo_legal_moves, chess.Move.null()]:
-            if board.piece_type_at(move.to_square) != chess.KING or move == chess.Move.null():
-                child = board.copy()
-                child.push(move)
-                if rng.random() < 0.05:
-                    child.castling_rights |= chess.BB_CORNERS  # raw rights, rooks or not
-                children.append(child)
-    return rng.sample(children, count)
-
-
 ODD_BOARDS = [
     "4k3/8/8/8/1b6/3n4/8/r3K3 w - - 0 1",  # three checkers
     "4k3/8/8/8/8/8/8/r3K2r w - - 0 1",  # two checkers on one line through the king: impossible
@@ -236,7 +213,7 @@ ODD_BOARDS = [
 def test_safe_fen_is_python_chess_fen() -> None:
     """safe_fen is fen() on sanitised boards, and the pool's copy-free engine_fen gives the same, or
     None where sanitising gives None, on every class of board (with and without a move stack)."""
-    boards = _rbc_boards(1000, seed=5)
+    boards = rbc_boards(1000, seed=5)
     boards += [board.copy(stack=False) for board in boards[:200]]  # clean_castling_rights really cleans
     boards.append(chess.Board("r3k2r/8/8/3pP3/8/8/8/R3K2R w Kq d6 0 30"))
     boards += [chess.Board(fen) for fen in ODD_BOARDS]
@@ -248,7 +225,7 @@ def test_safe_fen_is_python_chess_fen() -> None:
 
 
 def test_random_rbc_boards_never_crash(pool: EnginePool) -> None:
-    boards = _rbc_boards(300, seed=7)
+    boards = rbc_boards(300, seed=7)
     capturable = [b for b in boards if can_capture_king(b)]
     assert len(capturable) > 20  # the mix does contain the class that kills Stockfish ...
     safe_boards = [(b, engine_safe_board(b)) for b in boards]
@@ -288,10 +265,10 @@ def test_top_moves_known_best(pool: EnginePool) -> None:
 
 
 def test_deterministic_mode_repeats_scores(pool: EnginePool) -> None:
-    boards = [b for b in _rbc_boards(80, seed=11) if engine_safe_board(b) is not None][:40]
+    boards = [b for b in rbc_boards(80, seed=11) if engine_safe_board(b) is not None][:40]
     boards.append(chess.Board(MIDDLEGAME))
     first = pool.evaluate(boards, nodes=1000)
-    pool.evaluate(_rbc_boards(40, seed=12), nodes=1000)  # warm the hash with other positions
+    pool.evaluate(rbc_boards(40, seed=12), nodes=1000)  # warm the hash with other positions
     assert pool.evaluate(boards, nodes=1000) == first
     with EnginePool(workers=2, deterministic=True) as other:
         assert other.evaluate(boards, nodes=1000) == first
@@ -299,7 +276,7 @@ def test_deterministic_mode_repeats_scores(pool: EnginePool) -> None:
 
 
 def test_killed_engine_is_restarted_mid_call(caplog: pytest.LogCaptureFixture) -> None:
-    boards = [b for b in _rbc_boards(400, seed=3) if engine_safe_board(b) is not None][:200]
+    boards = [b for b in rbc_boards(400, seed=3) if engine_safe_board(b) is not None][:200]
     original_search = uci.UciProcess.search
     with EnginePool(workers=2, timeout=5.0) as killed_pool:
         victim = killed_pool.pids[0]
