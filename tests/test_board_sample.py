@@ -4,6 +4,10 @@ opponent mates in one was left out of a uniform sample of 211 and the game was l
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import chess
 import numpy as np
 import pytest
@@ -111,3 +115,23 @@ def mates_in_one(board: chess.Board) -> list[chess.Move]:
             mates.append(move)
         board.pop()
     return mates
+
+
+def test_the_cost_benchmark_reports_its_tiers_and_ratio() -> None:
+    """benchmarks/board_sample.py on a few boards: the tiers add up and the ratio is printed (the figure
+    itself belongs to a quiet machine, not to a test)."""
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "board_sample.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--boards", "60", "--repeats", "1"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    first, base, threats = done.stdout.splitlines()
+    counts = [int(part.split()[-1]) for part in first.split(":", 1)[1].split(",")]
+    assert first.startswith("60 boards:") and sum(counts) == 60
+    assert base.startswith("split without threats:") and base.endswith("(baseline)")
+    assert threats.startswith("split with threats:") and threats.endswith("x the baseline")
+    bad = subprocess.run([sys.executable, str(script), "--boards", "0"], capture_output=True, text=True)
+    assert (
+        bad.returncode != 0
+        and bad.stderr.strip() == "board_sample.py: error: --boards and --repeats must be at least 1"
+    )
