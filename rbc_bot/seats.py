@@ -76,6 +76,14 @@ def _seat_main(conn: Connection, spec: BotSpec, kwargs: dict[str, Any], seed: in
     os.setpgrp()  # its own process group: closing the seat kills whatever the bot started too
     seed_globals(seed)
     try:
+        _serve(conn, spec, kwargs)
+    except (BrokenPipeError, ConnectionResetError):
+        return  # the parent is gone (a stopped match, a cancelled game): no one is left to answer
+
+
+def _serve(conn: Connection, spec: BotSpec, kwargs: dict[str, Any]) -> None:
+    """Build the bot and answer the parent's requests until told to stop or the pipe closes."""
+    try:
         player = spec.create(**kwargs)
     except BaseException:
         conn.send(("err", traceback.format_exc()))

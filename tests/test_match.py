@@ -387,3 +387,22 @@ def test_a_bot_with_many_settings_gets_file_names_the_file_system_takes(tmp_path
         log = Path(str(path) + ".white.turns.jsonl")
         log.write_text("{}\n")  # the longest name a game derives from its replay's
         assert path.is_file() and log.read_text() == "{}\n"
+
+
+def test_a_seat_whose_parent_is_gone_exits_quietly() -> None:
+    """A seat process whose pipe was closed (its game cancelled, its match stopped) exits 0 without a
+    traceback when it next writes, instead of dying with BrokenPipeError on stderr (seen in a stopped
+    Ray match). The parent closes its end before the spawned child has even started."""
+    import multiprocessing
+
+    from rbc_bot.players import BotSpec
+    from rbc_bot.seats import _seat_main
+
+    context = multiprocessing.get_context("spawn")
+    parent, child = context.Pipe()
+    process = context.Process(target=_seat_main, args=(child, BotSpec("random"), {}, 1))
+    process.start()
+    child.close()
+    parent.close()
+    process.join(60)
+    assert process.exitcode == 0
