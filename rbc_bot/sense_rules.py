@@ -65,12 +65,20 @@ class SenseRules:
             square, rule = self.danger(seen), "danger"
         if square is None and not seen.panic and seen.last_mean >= sense.king_hunt_cp:
             square, rule = self.king_hunt(seen), "king-hunt"
-        if square is None and method == "decision":
+        if square is None and method == "decision" and self.decides(seen):
             square, rule = self.decision(seen), "decision"
         if square is None:
             rule = "window" if method == "decision" else method
             square = choose_sense_square(seen.rows, rule, self.rng, sense.window_sample)
         return square, rule
+
+    def decides(self, seen: SenseInputs) -> bool:
+        """Whether the decision rule picks the centre: with ``sense.decision_max_boards`` set, only in
+        beliefs up to that size. In larger ones the centre leaving the fewest boards serves the next
+        turns better than the one serving this move: the decision sense's one-turn gain is on small
+        beliefs, and a belief left large stays hard to track."""
+        limit = self.config.sense.decision_max_boards
+        return limit == 0 or len(seen.rows) <= limit
 
     def danger(self, seen: SenseInputs) -> int | None:
         """A sense that tells boards where our king is attacked from the others (None if all agree, or
