@@ -1,7 +1,7 @@
 """The clock and reliability figures of match runs, from the per-turn logs beside their replays.
 
 Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...] [--senses [--min-believed N] [--max-believed N]]
-       [--collapse]
+       [--collapse] [--belief]
 (RUN_DIR: the --out folders of `run_bot.py match`)
 
 Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the turns
@@ -28,6 +28,13 @@ the king at once, their points. On the 120 games of sessions 15-16's tolerance, 
 fill rows (all with turn logs), 23 had an early raid: 5 hit, the 23 scored 52 % where the other 97
 scored 69 %. Kept records that hold only the losses' logs give a biased view: the line counts the
 games without logs.
+
+With ``--belief``, a line per run gives the games by the largest belief after any of our senses (under
+100 boards, 100-999, 1,000-4,999, 5,000 or more) with their W-L-D: whether the games we lose are the
+games in which we lost track. On the 178 games against StrangeFish of sessions 14-18 whose every game
+kept its logs (the rows g-sf-dtol01, -guard12, -qp, -fill, -odds16) they were: under 100 13-0-0,
+100-999 39-11-1, 1,000-4,999 28-22-1, 5,000 or more 33-29-1. (Kept records that hold only the
+losses' logs would make the larger bands look worse still.)
 """
 
 from __future__ import annotations
@@ -179,6 +186,38 @@ def collapses(run: Path) -> str:
     )
 
 
+BELIEF_BANDS = (100, 1_000, 5_000)  # lower bounds of the bands above the first
+
+
+def belief_band(largest: int) -> str:
+    """The band a game's largest belief after a sense falls in ("<100", "100-999", ..., "5000+")."""
+    lows = [0, *BELIEF_BANDS]
+    for low, high in zip(lows, BELIEF_BANDS, strict=False):
+        if largest < high:
+            return f"<{high}" if low == 0 else f"{low}-{high - 1}"
+    return f"{BELIEF_BANDS[-1]}+"
+
+
+def beliefs(run: Path) -> str:
+    """W-L-D of the games by the largest belief any of our senses left."""
+    bands: dict[str, list[int]] = {}
+    for result in results(run):
+        ours = (result.get("turn_logs") or {}).get(result["a_color"])
+        logs = turn_logs(run, {"turn_logs": {"ours": ours}}) if ours else []
+        sizes = (
+            [t["belief"]["after_sense"][0] for t in logs[0] if "after_sense" in t.get("belief", {})]
+            if logs
+            else []
+        )
+        if not sizes:
+            continue
+        outcome = 2 if result["winner"] is None else 0 if result["winner"] == result["a_color"] else 1
+        bands.setdefault(belief_band(max(sizes)), [0, 0, 0])[outcome] += 1
+    order = ["<100", *(belief_band(low) for low in BELIEF_BANDS)]
+    parts = [f"{band} {'-'.join(map(str, bands[band]))}" for band in order if band in bands]
+    return f"  largest belief after a sense: {'; '.join(parts) or 'no game with our turn log'}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Clock and reliability figures of match runs.")
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="a match's --out folder")
@@ -186,6 +225,7 @@ def main() -> None:
     parser.add_argument("--min-believed", type=int, default=0, help="sense figures: turns from N boards")
     parser.add_argument("--max-believed", type=int, default=None, help="sense figures: turns up to N boards")
     parser.add_argument("--collapse", action="store_true", help="when the games went wrong; early raids")
+    parser.add_argument("--belief", action="store_true", help="W-L-D by the largest belief after a sense")
     args = parser.parse_args()
     missing = [run for run in args.runs if not (run / "summary.json").is_file()]
     if missing:
@@ -196,6 +236,8 @@ def main() -> None:
             print(senses(run, args.min_believed, args.max_believed))
         if args.collapse:
             print(collapses(run))
+        if args.belief:
+            print(beliefs(run))
 
 
 if __name__ == "__main__":

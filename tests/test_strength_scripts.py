@@ -1,6 +1,6 @@
 """The scripts behind the strength records: benchmarks/paired.py (games paired by seed and colour,
 pooled runs, the sign test, bad folders), benchmarks/turn_logs.py (clock figures, overrun turns,
-senses, collapses), benchmarks/openings.py (our first moves and first queen move per game, read
+senses, collapses, beliefs), benchmarks/openings.py (our first moves and first queen move per game, read
 from the replays) and benchmarks/raids.py (our king captures and quiet checks on the true board)."""
 
 from __future__ import annotations
@@ -155,6 +155,29 @@ def test_turn_logs_collapse_spans_and_early_raids(tmp_path: Path) -> None:
     line = turn_logs.collapses(run)
     assert "by turn: 0-9: 1 games 0 pts; never: 2 games 1 pts |" in line
     assert "early raids (first 12 turns, > 1 board): 2 games, 1 hit at once, 1 pts | 1 games without" in line
+
+
+def test_turn_logs_beliefs_bands_games_by_their_largest_belief(tmp_path: Path) -> None:
+    """A win that never held more than 99 boards after a sense, a loss that once held 1,000 (though it
+    began the turn with more), a draw and a loss that held 5,000 and more; a game without our log left out."""
+    run = write_run(tmp_path / "r", [])
+    games = {
+        "small": ("white", "white", [(400, 99), (99, 3)]),
+        "thousand": ("black", "white", [(9_000, 1_000), (1_000, 10)]),
+        "drawn": ("white", None, [(30_000, 20_000)]),
+        "huge": ("black", "white", [(6_000, 5_000)]),
+    }
+    records = []
+    for name, (ours, winner, sizes) in games.items():
+        log = run / f"{name}.json.turns.jsonl"
+        rows = [{"belief": {"after_opponent": [b], "after_sense": [a]}} for b, a in sizes]
+        log.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        records.append({"a_color": ours, "winner": winner, "turn_logs": {ours: str(log)}})
+    records.append({"a_color": "white", "winner": "black", "turn_logs": {}})
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    assert (
+        turn_logs.beliefs(run) == "  largest belief after a sense: <100 1-0-0; 1000-4999 0-1-0; 5000+ 0-1-1"
+    )
 
 
 S15_TOLERANCE = ROOT / "benchmarks" / "strength" / "2026-12-02-s15" / "dtol01"  # every game's replay and log
