@@ -32,7 +32,7 @@ class SenseConfig:
     method: Literal["partition", "window", "random", "decision"] = "decision"
     decision_boards: int = 48  # boards sampled for the decision method's candidate scores
     decision_attacked_share: float = 0.0  # ... up to this share of them boards where our king is attacked
-    decision_max_boards: int = 0  # with more believed boards than this, the window rule instead (0: never)
+    decision_max_boards: int = 150  # with more believed boards than this, the window rule instead (0: never)
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
     danger_min_share: float = 0.1  # ... but only if at least this share of the boards is attacked
