@@ -40,6 +40,7 @@ losses' logs would make the larger bands look worse still.)
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
 import statistics
 import sys
@@ -71,6 +72,13 @@ def turn_logs(run: Path, result: dict[str, Any]) -> list[list[dict[str, Any]]]:
     played, and kept records hold only the losses' logs, in ``losses/``."""
     found = [beside(run, log) for log in (result.get("turn_logs") or {}).values()]
     return [[json.loads(row) for row in path.read_text().splitlines()] for path in found if path]
+
+
+def our_turns(run: Path, result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Our bot's turn log of one game (empty if it is not there)."""
+    ours = (result.get("turn_logs") or {}).get(result["a_color"])
+    logs = turn_logs(run, {"turn_logs": {"ours": ours}}) if ours else []
+    return logs[0] if logs else []
 
 
 def summarise(run: Path) -> str:
@@ -163,16 +171,15 @@ def collapses(run: Path) -> str:
     raids: dict[str, list[float]] = {"hit": [], "miss": []}
     without_logs = 0
     for result in results(run):
-        ours = (result.get("turn_logs") or {}).get(result["a_color"])
-        logs = turn_logs(run, {"turn_logs": {"ours": ours}}) if ours else []
-        if not logs:
+        turns = our_turns(run, result)
+        if not turns:
             without_logs += 1
             continue
         points = 0.5 if result["winner"] is None else float(result["winner"] == result["a_color"])
-        turn = collapse_turn(logs[0])
+        turn = collapse_turn(turns)
         span = "never" if turn is None else f"{turn // 10 * 10}-{turn // 10 * 10 + 9}"
         spans.setdefault(span, []).append(points)
-        raid = early_raid(logs[0], points == 1.0)
+        raid = early_raid(turns, points == 1.0)
         if raid:
             raids[raid].append(points)
     order = sorted(spans, key=lambda s: (s == "never", int(s.split("-")[0]) if s != "never" else 0))
@@ -186,35 +193,25 @@ def collapses(run: Path) -> str:
     )
 
 
-BELIEF_BANDS = (100, 1_000, 5_000)  # lower bounds of the bands above the first
-
-
-def belief_band(largest: int) -> str:
-    """The band a game's largest belief after a sense falls in ("<100", "100-999", ..., "5000+")."""
-    lows = [0, *BELIEF_BANDS]
-    for low, high in zip(lows, BELIEF_BANDS, strict=False):
-        if largest < high:
-            return f"<{high}" if low == 0 else f"{low}-{high - 1}"
-    return f"{BELIEF_BANDS[-1]}+"
+BELIEF_BANDS = (100, 1_000, 5_000)  # where one band of largest beliefs ends and the next begins
+BELIEF_BAND_NAMES = ("<100", "100-999", "1000-4999", "5000+")
 
 
 def beliefs(run: Path) -> str:
     """W-L-D of the games by the largest belief any of our senses left."""
     bands: dict[str, list[int]] = {}
     for result in results(run):
-        ours = (result.get("turn_logs") or {}).get(result["a_color"])
-        logs = turn_logs(run, {"turn_logs": {"ours": ours}}) if ours else []
-        sizes = (
-            [t["belief"]["after_sense"][0] for t in logs[0] if "after_sense" in t.get("belief", {})]
-            if logs
-            else []
-        )
+        sizes = [
+            t["belief"]["after_sense"][0]
+            for t in our_turns(run, result)
+            if "after_sense" in t.get("belief", {})
+        ]
         if not sizes:
             continue
         outcome = 2 if result["winner"] is None else 0 if result["winner"] == result["a_color"] else 1
-        bands.setdefault(belief_band(max(sizes)), [0, 0, 0])[outcome] += 1
-    order = ["<100", *(belief_band(low) for low in BELIEF_BANDS)]
-    parts = [f"{band} {'-'.join(map(str, bands[band]))}" for band in order if band in bands]
+        band = BELIEF_BAND_NAMES[bisect.bisect_right(BELIEF_BANDS, max(sizes))]
+        bands.setdefault(band, [0, 0, 0])[outcome] += 1
+    parts = [f"{band} {'-'.join(map(str, bands[band]))}" for band in BELIEF_BAND_NAMES if band in bands]
     return f"  largest belief after a sense: {'; '.join(parts) or 'no game with our turn log'}"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
 import signal
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from rbc_bot.match import MatchSettings, load_match, run_match
 from rbc_bot.players import BotSpec
 from rbc_bot.replay.pgn import RbcGameBuilder
 from rbc_bot.runner import load_records
+from rbc_bot.seats import _seat_main
 from rbc_bot.stats import llr_normalised
 
 ROOT = Path(__file__).parent.parent
@@ -393,11 +395,6 @@ def test_a_seat_whose_parent_is_gone_exits_quietly() -> None:
     """A seat process whose pipe was closed (its game cancelled, its match stopped) exits 0 without a
     traceback when it next writes, instead of dying with BrokenPipeError on stderr (seen in a stopped
     Ray match). The parent closes its end before the spawned child has even started."""
-    import multiprocessing
-
-    from rbc_bot.players import BotSpec
-    from rbc_bot.seats import _seat_main
-
     context = multiprocessing.get_context("spawn")
     parent, child = context.Pipe()
     process = context.Process(target=_seat_main, args=(child, BotSpec("random"), {}, 1))
