@@ -33,6 +33,8 @@ class SenseConfig:
     decision_boards: int = 48  # boards sampled for the decision method's candidate scores
     decision_attacked_share: float = 0.0  # ... up to this share of them boards where our king is attacked
     decision_max_boards: int = 150  # with more believed boards than this, the window rule instead (0: never)
+    decision_boards_per_point: float = 0.0  # boards a sense is expected to remove that are worth as much
+    # to the decision rule as one point of expected score in the move choice (0: they only break ties)
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
     danger_min_share: float = 0.1  # ... but only if at least this share of the boards is attacked
@@ -191,6 +193,7 @@ def validate(config: BotConfig) -> None:
             "sense.decision_attacked_share must be in [0, 1]",
         ),
         (config.sense.decision_max_boards >= 0, "sense.decision_max_boards must be >= 0"),
+        (config.sense.decision_boards_per_point >= 0, "sense.decision_boards_per_point must be >= 0"),
         (config.move.second_look >= 0, "move.second_look must be >= 0"),
         (0.0 < config.move.second_look_share < 1.0, "move.second_look_share must be in (0, 1)"),
         (config.move.second_look_boards >= 1, "move.second_look_boards must be >= 1"),

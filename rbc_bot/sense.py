@@ -168,13 +168,22 @@ def decision_square(
     how: str = "mean",
     tolerance: float = 1e-3,
     weights: np.ndarray | None = None,
+    survivors: np.ndarray | None = None,
+    boards_per_point: float = 0.0,
 ) -> int:
     """The centre whose result best serves the move choice (``decision_values``); among centres within
-    ``tolerance`` of the best, the one leaving the fewest boards on average."""
+    ``tolerance`` of the best, the one leaving the fewest boards on average.
+
+    ``survivors``: each centre's expected boards left in the whole belief (default: in ``rows``). With
+    ``boards_per_point`` set, every board a centre is expected to leave costs ``1 / boards_per_point``
+    of its worth: in a small belief the move choice decides, in a large one cutting it does, since a
+    belief left large stays hard to track and the sample's decision values are then least sure."""
     worth = decision_values(rows, values, how, weights)
+    left = expected_survivors(rows) if survivors is None else survivors
+    if boards_per_point > 0:
+        worth = worth - left / boards_per_point
     near = worth >= worth.max() - tolerance
-    survivors = expected_survivors(rows)
-    return INTERIOR[int(np.argmin(np.where(near, survivors, np.inf)))]
+    return INTERIOR[int(np.argmin(np.where(near, left, np.inf)))]
 
 
 def window_square(rows: np.ndarray) -> int:

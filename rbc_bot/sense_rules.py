@@ -25,6 +25,7 @@ from rbc_bot.sense import (
     choose_sense_square,
     danger_square,
     decision_square,
+    expected_survivors,
     king_square,
     sample_rows,
 )
@@ -116,7 +117,14 @@ class SenseRules:
         legal = set(seen.move_actions)
         values = candidate_values(boards, legal, self.scorer, self.config.move, 0.8 * seen.seconds, self.rng)
         how = "min" if self.config.move.aggregate == "min" else "mean"
-        return decision_square(rows, values, how, weights=weights)
+        per_point = sense.decision_boards_per_point
+        left = self.boards_left(seen.rows) if per_point > 0 else None
+        return decision_square(rows, values, how, weights=weights, survivors=left, boards_per_point=per_point)
+
+    def boards_left(self, rows: np.ndarray) -> np.ndarray:
+        """Each centre's expected boards left in the whole belief, from a window sample of it."""
+        pool = sample_rows(rows, self.config.sense.window_sample, self.rng)
+        return expected_survivors(pool) * (len(rows) / len(pool))
 
     def king_hunt(self, seen: SenseInputs) -> int | None:
         """When we stand well, the sense that best locates the enemy king (None if no board doubts it)."""

@@ -176,6 +176,27 @@ def test_danger_square_separates_boards_where_our_king_is_attacked() -> None:
     assert danger_square(rows, rare, min_share=0.4) is None
 
 
+def test_boards_per_point_trades_the_move_choice_for_boards_left() -> None:
+    """The boards of ``knight_or_f6_piece``: sensing c3 is worth 1.0 and leaves 4 boards on average,
+    sensing f6 is worth 0.5 and leaves 2 (it tells the four f6 pieces apart). Each board left costs
+    1 / boards per point: f6 wins when its 2 boards fewer are worth more than the 0.5 it gives up,
+    below 4 boards a point; on a belief a hundred times larger (the same survivors, scaled) below 400."""
+    rows, values = knight_or_f6_piece()
+
+    def senses_c3(survivors: np.ndarray | None = None, boards_per_point: float = 0.0) -> bool:
+        chosen = decision_square(rows, values, survivors=survivors, boards_per_point=boards_per_point)
+        seen = sense_window(chosen)
+        assert (chess.C3 in seen) != (chess.F6 in seen)
+        return chess.C3 in seen
+
+    assert senses_c3()
+    assert not senses_c3(boards_per_point=3.9)
+    assert senses_c3(boards_per_point=4.1)
+    large = expected_survivors(rows) * 100
+    assert not senses_c3(survivors=large, boards_per_point=390.0)
+    assert senses_c3(survivors=large, boards_per_point=410.0)
+
+
 def test_danger_tolerance_trades_a_rare_threat_left_mixed_for_a_smaller_belief() -> None:
     """On ``rare_check_boards``: the clearest centre leaves the nine safe boards together; a tolerance
     of a tenth of the boards takes the window on g6 instead (the check mixed with one safe board)."""
@@ -216,9 +237,9 @@ def test_king_square_locates_the_king_where_the_window_rule_counts_pawns() -> No
     assert king_square(rows[:6], black_king) is None  # every board agrees: nothing to hunt
 
 
-def test_decision_sense_looks_where_the_answer_changes_the_move() -> None:
+def knight_or_f6_piece() -> tuple[np.ndarray, np.ndarray]:
     """Eight boards: a knight on c3 or not (which decides the better of two moves), and one of four
-    pieces on f6 (which matters to no move). Sensing f6 leaves fewer boards; sensing c3 picks the move."""
+    pieces on f6 (which matters to no move); and the two moves' values on them (2 moves x 8 boards)."""
     f6_pieces = [chess.Piece(t, chess.BLACK) for t in (chess.PAWN, chess.KNIGHT, chess.BISHOP, chess.ROOK)]
     boards = []
     for knight in (False, True):
@@ -228,9 +249,13 @@ def test_decision_sense_looks_where_the_answer_changes_the_move() -> None:
             if knight:
                 board.set_piece_at(chess.C3, chess.Piece(chess.KNIGHT, chess.BLACK))
             boards.append(board)
-    rows = np.stack([encode(b) for b in boards])
     knight_there = np.array([b.piece_at(chess.C3) is not None for b in boards])
-    values = np.stack([knight_there.astype(float), (~knight_there).astype(float)])  # 2 moves x 8 boards
+    return rows_of(boards), np.stack([knight_there.astype(float), (~knight_there).astype(float)])
+
+
+def test_decision_sense_looks_where_the_answer_changes_the_move() -> None:
+    """On ``knight_or_f6_piece``, sensing f6 leaves fewer boards; sensing c3 picks the move."""
+    rows, values = knight_or_f6_piece()
 
     chosen = decision_square(rows, values)
     assert chess.C3 in sense_window(chosen) and chess.F6 not in sense_window(chosen)
