@@ -102,7 +102,8 @@ class SenseRules:
     def decision(self, seen: SenseInputs) -> int | None:
         """The centre whose result best serves the move choice, from the candidates' scores on a sample
         of boards (None when the belief holds a single board: nothing to tell apart). With
-        ``sense.decision_attacked_share``, boards where our king is attacked come first in the sample."""
+        ``sense.decision_attacked_share``, boards where our king is attacked come first in the sample;
+        with ``sense.decision_boards_per_point``, each board a centre leaves counts against it."""
         sense = self.config.sense
         weights = None
         if sense.decision_attacked_share > 0:
