@@ -14,10 +14,12 @@ from rbc_bot.sense import INTERIOR, expected_survivors, window_square
 from rbc_bot.sense_rules import SenseInputs, SenseRules
 
 
-def after_each_black_reply() -> list[chess.Board]:
-    """What White believes after 1. e4 and a reply it did not see: one board per Black move."""
+def after_each_black_reply(*opening: str) -> list[chess.Board]:
+    """What White believes after ``opening`` (default 1. e4) and a reply it did not see: one board per
+    Black move."""
     board = chess.Board()
-    board.push_san("e4")
+    for san in opening or ("e4",):
+        board.push_san(san)
     boards = []
     for reply in board.legal_moves:
         child = board.copy()
@@ -54,14 +56,7 @@ def test_decision_rule_weighs_boards_left_when_asked() -> None:
     the decision rule alone picks a centre leaving more than the fewest boards (the move choice is worth
     it); with a point worth a millionth of a board it picks one leaving the fewest, still after scoring
     the candidates with the engine."""
-    board = chess.Board()
-    for san in ("e4", "e5", "Nf3"):
-        board.push_san(san)
-    boards = []
-    for reply in board.pseudo_legal_moves:
-        child = board.copy()
-        child.push(reply)
-        boards.append(child)
+    boards = after_each_black_reply("e4", "e5", "Nf3")
     rows = np.stack([encode(b) for b in boards])
     left = expected_survivors(rows)
     seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
