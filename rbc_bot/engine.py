@@ -60,9 +60,10 @@ MAX_MULTIPV = 500
 
 SEARCH_TIMEOUT_FACTOR = 2.0
 SEARCH_TIMEOUT_SLACK = 0.5
-"""A search given ``movetime`` m counts as hung after ``2 m + 0.5`` s (never past the pool's timeout):
-Stockfish stops within milliseconds of its movetime, so only a hung engine or a starved machine
-overruns by that much, and a hung engine then costs the turn about a second, not the pool's timeout."""
+"""A search given ``movetime`` m counts as hung after ``2 m + 0.5`` s (never past the pool's timeout),
+plus the time its engine was kept waiting for a CPU (:mod:`rbc_bot.deadline`): Stockfish stops within
+milliseconds of its movetime, so only a hung engine overruns by that much, and a hung engine then costs
+the turn about a second, not the pool's timeout."""
 
 
 class EngineError(RuntimeError):

@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from rbc_bot.deadline import Deadline
+
 logger = logging.getLogger(__name__)
 
 MATE_SCORE = 20_000
@@ -181,23 +183,24 @@ class UciProcess:
         except OSError as exc:
             raise EngineFailure(f"writing to the engine failed: {exc}") from exc
 
-    def readline(self, deadline: float, timeout: float | None = None) -> str:
-        """The next output line; :class:`EngineFailure` past ``deadline`` (``timeout`` is for the
-        message)."""
+    def readline(self, deadline: Deadline) -> str:
+        """The next output line; :class:`EngineFailure` past ``deadline``."""
         while not self._lines:
-            text = self._read(deadline, timeout or self.timeout)
+            text = self._read(deadline)
             self._lines.extend(line.rstrip("\r") for line in text.split("\n")[:-1])
         return self._lines.popleft()
 
-    def _read(self, deadline: float, timeout: float) -> str:
+    def _read(self, deadline: Deadline) -> str:
         """The complete lines of the next reads (at least one line, each ending in a newline); a
-        partial line waits for the next read. Reads are large: MultiPV output comes in 64 KB reads."""
+        partial line waits for the next read. Reads are large: MultiPV output comes in 64 KB reads.
+        An answer already in the pipe when the deadline passes is still taken: a stall of our own
+        process is not the engine's."""
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise EngineFailure(f"no answer within {timeout:g} s", timed_out=True)
+            left = deadline.left()
             ready, _, _ = select.select([self._out], [], [], left)
             if not ready:
+                if left <= 0:
+                    raise EngineFailure(deadline.describe(), timed_out=True)
                 continue
             chunk = os.read(self._out, 65536)
             if not chunk:
@@ -209,7 +212,7 @@ class UciProcess:
                 return data[:cut].decode(errors="replace")
 
     def _lines_until(self, prefix: str) -> list[str]:
-        deadline = time.monotonic() + self.timeout
+        deadline = Deadline(self.pid, self.timeout)
         lines = []
         while True:
             line = self.readline(deadline)
@@ -250,7 +253,7 @@ class UciProcess:
         output = "".join(line + "\n" for line in self._lines)  # lines read before the search
         self._lines.clear()
         started = time.monotonic()
-        deadline = started + timeout
+        deadline = Deadline(self.pid, timeout)
         while True:
             while more and in_flight <= PIPELINE_WINDOW // 2:
                 # A short first write starts the engine while the rest of the window's FENs are built.
@@ -265,20 +268,20 @@ class UciProcess:
             if in_flight > PIPELINE_WINDOW // 2:
                 per_search = (time.monotonic() - started) / index if index else 0.0
                 time.sleep(min(max(4 * per_search, READ_NAP[0]), READ_NAP[1]))
-            *finished, output = self._outputs(output, deadline, timeout)
+            *finished, output = self._outputs(output, deadline)
             for text in finished:
                 done(index, parse_search(text, self.multipv))
                 index += 1
             in_flight -= len(finished)
-            deadline = time.monotonic() + timeout
+            deadline = Deadline(self.pid, timeout)
         self._lines.extend(output.split("\n")[:-1])
 
-    def _outputs(self, text: str, deadline: float, timeout: float) -> list[str]:
+    def _outputs(self, text: str, deadline: Deadline) -> list[str]:
         """Read on from ``text`` until a search has ended: the output of every ended search (its lines
         before ``bestmove``), then the lines after the last ``bestmove`` line. Whole reads are split
         at once, so a read holding many searches costs a few string operations, not a loop per line."""
         while True:
-            text += self._read(deadline, timeout)
+            text += self._read(deadline)
             *outputs, rest = text.split("bestmove")
             if outputs:
                 return [*outputs, rest[rest.index("\n") + 1 :]]

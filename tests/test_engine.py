@@ -15,7 +15,7 @@ from pathlib import Path
 import chess
 import pytest
 from board_sets import rbc_boards
-from engine_helpers import fake_engine
+from engine_helpers import fake_engine, hung_engine
 
 from rbc_bot import engine, uci
 from rbc_bot.engine import (
@@ -318,19 +318,10 @@ def test_engine_killed_between_calls(pool: EnginePool) -> None:
         assert solo.stats.restarts == 1
 
 
-HUNG_ENGINE = """while read line; do
-  case "$line" in
-    uci) echo "id name Hangfish"; echo uciok;;
-    isready) echo readyok;;
-    quit) exit 0;;
-  esac
-done"""
-
-
 def test_hung_engine_times_out_restarts_and_falls_back(tmp_path: Path) -> None:
     """A search past the pool's timeout restarts the engine; the retry hanging too gives it up: that
     board and every later one are scored by material."""
-    hung = fake_engine(tmp_path, "hangfish", HUNG_ENGINE)
+    hung = hung_engine(tmp_path)
     board = chess.Board("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")
     with EnginePool(hung, workers=1, timeout=0.3) as hung_pool:
         assert hung_pool.name == "Hangfish"

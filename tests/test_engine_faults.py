@@ -12,7 +12,7 @@ from typing import Any
 
 import chess
 import pytest
-from engine_helpers import fake_engine
+from engine_helpers import fake_engine, hung_engine
 from reconchess import LocalGame, WinReason, play_local_game
 from reconchess.bots.random_bot import RandomBot
 
@@ -37,21 +37,6 @@ while read line; do
     uci) echo "id name Dyingfish"; echo uciok;;
     isready) echo readyok;;
     go*) exit 1;;
-    quit) exit 0;;
-  esac
-done""",
-    )
-
-
-def hung_engine(directory: Path) -> Path:
-    """A UCI engine that starts normally and never answers a search."""
-    return fake_engine(
-        directory,
-        "hangfish",
-        """while read line; do
-  case "$line" in
-    uci) echo "id name Hangfish"; echo uciok;;
-    isready) echo readyok;;
     quit) exit 0;;
   esac
 done""",

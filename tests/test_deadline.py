@@ -1,0 +1,154 @@
+"""The wait for an engine's answer on a busy machine (rbc_bot.deadline): a starved engine is waited for,
+a blocked or spinning one is hung. Real processes and a real Stockfish starved of its CPU; the
+decision rule alone with scripted CPU states."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from engine_helpers import hung_engine, spinning_engine
+
+from rbc_bot import deadline
+from rbc_bot.deadline import MAX_STARVED_WAIT, STARVED_STEP, CpuState, Deadline, cpu_state
+from rbc_bot.engine import find_stockfish
+from rbc_bot.uci import EngineFailure, SearchResult, UciProcess
+
+pytestmark = pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs Linux's /proc")
+
+SPIN = [sys.executable, "-c", "while True: pass"]
+
+
+def threads(pid: int) -> list[int]:
+    return [int(task) for task in os.listdir(f"/proc/{pid}/task")]
+
+
+@pytest.fixture
+def one_cpu() -> Iterator[int]:
+    """A CPU this test may crowd: processes pinned to it share it alone."""
+    yield min(os.sched_getaffinity(0))
+
+
+def starve(pid: int, cpu: int, hogs: int = 3) -> list[subprocess.Popen[bytes]]:
+    """Pin every thread of ``pid`` to ``cpu`` at the lowest priority (nice 19), beside ``hogs`` spinning
+    processes at nice 0 at most: it gets well under 1 % of that CPU. Skips the test where the hogs
+    can't be given a priority 10 above the engine's (a test run at nice 10 or more, without root)."""
+    for task in threads(pid):
+        os.sched_setaffinity(task, {cpu})
+        os.setpriority(os.PRIO_PROCESS, task, 19)
+    spinners = [subprocess.Popen(SPIN) for _ in range(hogs)]
+    for spinner in spinners:
+        os.sched_setaffinity(spinner.pid, {cpu})
+        try:
+            os.setpriority(os.PRIO_PROCESS, spinner.pid, min(os.getpriority(os.PRIO_PROCESS, 0), 0))
+        except PermissionError:
+            stop(spinners)
+            pytest.skip("running at nice 10 or more without root: nothing can be starved for this test")
+    time.sleep(0.3)  # the spinners' Python starts up
+    return spinners
+
+
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in processes:
+        process.kill()
+        process.wait()
+
+
+def test_cpu_state_tells_a_spinning_process_from_a_sleeping_one() -> None:
+    sleeper = subprocess.Popen(["sleep", "30"])
+    spinner = subprocess.Popen(SPIN)
+    try:
+        time.sleep(0.5)
+        asleep, spinning = cpu_state(sleeper.pid), cpu_state(spinner.pid)
+        assert asleep is not None and not asleep.runnable and asleep.seconds < 0.05
+        assert spinning is not None and spinning.runnable and spinning.seconds > 0.0
+    finally:
+        stop([sleeper, spinner])
+    assert cpu_state(spinner.pid) is None  # gone
+
+
+@pytest.mark.timeout(120)
+def test_a_starved_stockfish_is_waited_for_not_taken_for_hung(one_cpu: int) -> None:
+    """Stockfish crowded onto one CPU at the lowest priority answers 5 ms searches, some only long after
+    their 0.2 s timeout: the wait goes on while it is starved, and every answer is taken. (A search
+    right after an idle spell may still run at once: the scheduler favours a thread that slept, so
+    searches follow each other until one has been starved.)"""
+    engine = UciProcess(find_stockfish(None), hash_mb=16, timeout=5.0)
+    spinners = starve(engine.pid, one_cpu)
+    fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+    results: list[SearchResult] = []
+    waits: list[float] = []
+    try:
+        while len(waits) < 8 and max(waits, default=0.0) <= 0.2 + STARVED_STEP:
+            started = time.monotonic()
+            engine.search([fen], "go movetime 5", lambda _, result: results.append(result), timeout=0.2)
+            waits.append(time.monotonic() - started)
+    finally:
+        stop(spinners)
+        engine.quit()
+    assert max(waits) > 0.2 + STARVED_STEP  # past its timeout and a step: only the starvation rule waited
+    assert len(results) == len(waits) and all(result.score is not None for result in results)
+
+
+def test_a_blocked_engine_is_hung_at_its_timeout_without_a_step(tmp_path: Path) -> None:
+    """An engine blocked on its input has no runnable thread: no CPU would help it, so it is not
+    waited for past its timeout."""
+    engine = UciProcess(hung_engine(tmp_path), hash_mb=16, timeout=5.0)
+    try:
+        with pytest.raises(EngineFailure, match=r"^no answer within 0\.2 s$") as failure:
+            engine.search(["8/8/8/8/8/8/8/K6k w - - 0 1"], "go depth 1", lambda *_: None, timeout=0.2)
+        assert failure.value.timed_out
+    finally:
+        engine.kill()
+
+
+def test_a_spinning_engine_is_hung_once_it_has_had_the_cpu(tmp_path: Path) -> None:
+    """An engine spinning without answering is runnable, so the first look past its timeout gives it a
+    step; once it has had the CPU for half a step and still not answered, it is hung: well before the
+    cap on waiting for a busy machine (on a quiet machine one step after its timeout)."""
+    engine = UciProcess(spinning_engine(tmp_path), hash_mb=16, timeout=5.0)
+    try:
+        with pytest.raises(EngineFailure) as failure:
+            engine.search(["8/8/8/8/8/8/8/K6k w - - 0 1"], "go depth 1", lambda *_: None, timeout=0.2)
+    finally:
+        engine.kill()
+    assert failure.value.timed_out
+    found = re.fullmatch(
+        r"no answer within 0\.2 s \+ ([0-9.]+) s \(checking for a busy machine\)", str(failure.value)
+    )
+    assert found is not None and STARVED_STEP <= float(found[1]) < MAX_STARVED_WAIT
+
+
+def scripted(states: list[CpuState | None], monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cpu_state`` answers ``states`` in turn."""
+    answers = iter(states)
+    monkeypatch.setattr(deadline, "cpu_state", lambda _pid: next(answers))
+
+
+def past(wait: Deadline) -> float:
+    """``wait.left()`` once its current end has passed."""
+    time.sleep(max(wait.left(), 0.0) + 0.001)
+    return wait.left()
+
+
+def test_the_rule_extends_while_starved_and_stops_at_the_spin_or_the_cap(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(deadline, "STARVED_STEP", 0.01)
+    monkeypatch.setattr(deadline, "MAX_STARVED_WAIT", 0.03)
+    scripted([CpuState(True, 1.0), CpuState(True, 1.0), CpuState(True, 1.1)], monkeypatch)
+    spinning = Deadline(1, 0.01)
+    assert past(spinning) == pytest.approx(0.01, abs=0.005)  # the first look gives a step
+    assert past(spinning) > 0  # no CPU gained in that step: starved
+    assert past(spinning) == 0.0  # 0.1 s of CPU in a 0.01 s step: spinning
+    scripted([CpuState(True, 1.0)] * 4, monkeypatch)
+    starved = Deadline(1, 0.01)
+    assert [past(starved) > 0 for _ in range(4)] == [True, True, True, False]  # the cap: 3 steps
+    scripted([None], monkeypatch)
+    assert past(Deadline(1, 0.01)) == 0.0  # no /proc: the timeout alone
