@@ -96,6 +96,18 @@ def test_a_starved_stockfish_is_waited_for_not_taken_for_hung(one_cpu: int) -> N
     assert len(results) == len(waits) and all(result.score is not None for result in results)
 
 
+def test_an_answer_in_the_pipe_at_the_deadline_is_taken() -> None:
+    """Our own process stalled past the deadline (a long garbage collection, a busy machine) while the
+    engine answered: the answer is read, not taken for a hang."""
+    engine = UciProcess(find_stockfish(None), hash_mb=16, timeout=5.0)
+    try:
+        engine.send("isready")
+        time.sleep(0.3)  # the answer waits in the pipe; the wait below is already over
+        assert engine.readline(Deadline(engine.pid, 0.0)) == "readyok"
+    finally:
+        engine.quit()
+
+
 def test_a_blocked_engine_is_hung_at_its_timeout_without_a_step(tmp_path: Path) -> None:
     """An engine blocked on its input has no runnable thread: no CPU would help it, so it is not
     waited for past its timeout."""
