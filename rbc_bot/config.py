@@ -36,6 +36,8 @@ class SenseConfig:
     decision_boards_per_point: float = 0.0  # boards a sense is expected to remove that are worth as much
     # to the decision rule as one point of expected score in the move choice (0: they only break ties)
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
+    raid_share: float = 0.0  # if a king capture works on at least this share of the boards (not all),
+    # sense to tell the boards it works on from the others, before any other rule (0: off)
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
     danger_min_share: float = 0.1  # ... but only if at least this share of the boards is attacked
     danger_always_below: int = 1_000  # ... or if the belief holds at most this many boards
@@ -201,6 +203,7 @@ def validate(config: BotConfig) -> None:
         (0.0 <= config.sense.danger_min_share <= 1.0, "sense.danger_min_share must be in [0, 1]"),
         (config.sense.danger_always_below >= 0, "sense.danger_always_below must be >= 0"),
         (0.0 <= config.sense.danger_tolerance <= 1.0, "sense.danger_tolerance must be in [0, 1]"),
+        (0.0 <= config.sense.raid_share <= 1.0, "sense.raid_share must be in [0, 1]"),
         (config.belief.expansion_slack >= 1, "belief.expansion_slack must be >= 1"),
         (0.0 < config.move.proposal_share < 1.0, "move.proposal_share must be in (0, 1)"),
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),

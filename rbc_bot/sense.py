@@ -84,7 +84,8 @@ def expected_survivors(rows: np.ndarray) -> np.ndarray:
 def danger_square(
     rows: np.ndarray, attacked: np.ndarray, min_share: float = 0.0, tolerance: float = 0.0
 ) -> int | None:
-    """When our king is attacked on some boards but not all, the centre that best tells them apart.
+    """When our king is attacked on some boards but not all, the centre that best tells them apart
+    (``attacked`` may mark any kind of board: the raid rule marks those where a king capture works).
 
     For each interior centre, the boards are grouped by what the window shows; the ambiguity left is
     the expected share of the minority (attacked vs safe) in the group we land in. The smallest wins,

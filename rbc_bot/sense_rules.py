@@ -1,4 +1,5 @@
-"""Which rule picks this turn's sense, in order: tell apart the boards where our king is attacked
+"""Which rule picks this turn's sense, in order: tell apart the boards where a king capture we would
+try works (raid, when ``sense.raid_share`` is set), tell apart the boards where our king is attacked
 (danger), locate their king when we stand well (king hunt), else the configured selector (by default
 the centre that best serves the move choice, in beliefs of up to 150 boards, and the one leaving the
 fewest boards in larger ones; the cheapest one in panic).
@@ -18,7 +19,9 @@ import numpy as np
 from rbc_bot.belief import decode, piece_code
 from rbc_bot.board_sample import our_king_attacked
 from rbc_bot.config import BotConfig
-from rbc_bot.move import candidate_values
+from rbc_bot.engine import king_capture_moves
+from rbc_bot.move import candidate_values, king_captures
+from rbc_bot.ranking import capture_share
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import (
     attacked_first,
@@ -63,7 +66,9 @@ class SenseRules:
         method = "partition" if seen.panic else sense.method
         square = None
         rule: str = method
-        if sense.danger_first and not seen.panic:
+        if sense.raid_share > 0 and not seen.panic:
+            square, rule = self.raid(seen), "raid"
+        if square is None and sense.danger_first and not seen.panic:
             square, rule = self.danger(seen), "danger"
         if square is None and not seen.panic and seen.last_mean >= sense.king_hunt_cp:
             square, rule = self.king_hunt(seen), "king-hunt"
@@ -81,6 +86,23 @@ class SenseRules:
         beliefs, and a belief left large stays hard to track."""
         limit = self.config.sense.decision_max_boards
         return limit == 0 or len(seen.rows) <= limit
+
+    def raid(self, seen: SenseInputs) -> int | None:
+        """When the king capture possible on the most boards works on at least ``sense.raid_share`` of
+        them (weighed as the move selector weighs them) but not on all, the centre that best tells the
+        boards it works on from the others. Taken on a guess, such a raid mostly misses against an
+        opponent that saw our check, and the piece lands on the blocker; sensed first, it is taken
+        when it works and not when it doesn't, whatever else the sense might have told apart."""
+        rows = sample_rows(seen.rows, DANGER_SAMPLE, self.rng)
+        boards = decode(rows, seen.color)
+        captures = king_captures(boards, set(seen.move_actions))
+        if not captures:
+            return None
+        capture, count = captures.most_common(1)[0]
+        if capture_share(boards, count, self.config.move.blunder_board_weight) < self.config.sense.raid_share:
+            return None
+        works = np.array([capture in king_capture_moves(board) for board in boards], dtype=bool)
+        return danger_square(rows, works)
 
     def danger(self, seen: SenseInputs) -> int | None:
         """A sense that tells boards where our king is attacked from the others (None if all agree, or

@@ -39,6 +39,7 @@ def test_defaults_file_then_overrides(tmp_path: Path) -> None:
         ("move.king_risk=most", "move.king_risk"),
         ("move.rational_temperature=0", "move.rational_temperature must be > 0"),
         ("sense.decision_attacked_share=2", "sense.decision_attacked_share must be in"),
+        ("sense.raid_share=-0.1", "sense.raid_share must be in"),
         ("move.top_k", "is not key=value"),
     ],
 )

@@ -1,7 +1,10 @@
-"""Which sense rule acts (the decision rule only up to ``sense.decision_max_boards`` believed boards) and
-what the decision rule weighs (``sense.decision_boards_per_point``), with real Stockfish."""
+"""Which sense rule acts (the raid rule before the danger rule when asked; the decision rule only up to
+``sense.decision_max_boards`` believed boards) and what the decision rule weighs
+(``sense.decision_boards_per_point``), with real Stockfish."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import chess
 import numpy as np
@@ -10,28 +13,45 @@ from reconchess.utilities import move_actions
 from rbc_bot.belief import encode
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
+from rbc_bot.engine import king_capture_moves
 from rbc_bot.sense import INTERIOR, expected_survivors, window_square
 from rbc_bot.sense_rules import SenseInputs, SenseRules
 
 
-def after_each_black_reply(*opening: str) -> list[chess.Board]:
-    """What White believes after ``opening`` (default 1. e4) and a reply it did not see: one board per
-    Black move."""
+def after_each_unseen_reply(*opening: str) -> list[chess.Board]:
+    """What the side that played ``opening`` (default 1. e4) believes after a reply it did not see: one
+    board per move the other side could make, RBC's way (a check may be ignored)."""
     board = chess.Board()
     for san in opening or ("e4",):
         board.push_san(san)
     boards = []
-    for reply in board.legal_moves:
+    for reply in board.pseudo_legal_moves:
         child = board.copy()
         child.push(reply)
         boards.append(child)
     return boards
 
 
+def mixed_after_sense(boards: Sequence[chess.Board], marked: Sequence[bool], square: int) -> int:
+    """How many boards land in a sense result at ``square`` that leaves marked and unmarked boards
+    together (boards grouped by what the 3x3 window around ``square`` shows)."""
+    rank, file = chess.square_rank(square), chess.square_file(square)
+    window = [
+        chess.square(f, r)
+        for r in range(rank - 1, rank + 2)
+        for f in range(file - 1, file + 2)
+        if 0 <= r < 8 and 0 <= f < 8
+    ]
+    groups: dict[tuple[chess.Piece | None, ...], list[bool]] = {}
+    for board, mark in zip(boards, marked, strict=True):
+        groups.setdefault(tuple(board.piece_at(sq) for sq in window), []).append(mark)
+    return sum(len(marks) for marks in groups.values() if 0 < sum(marks) < len(marks))
+
+
 def test_decision_rule_only_up_to_its_belief_size() -> None:
     """20 believed boards: with no limit (0) or a limit of 20 the decision rule picks the centre; with a
     limit of 19 the window rule does, its centre the one leaving the fewest boards, and no engine runs."""
-    boards = after_each_black_reply()
+    boards = after_each_unseen_reply()
     assert len(boards) == 20
     rows = np.stack([encode(b) for b in boards])
     seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
@@ -56,7 +76,7 @@ def test_decision_rule_weighs_boards_left_when_asked() -> None:
     the decision rule alone picks a centre leaving more than the fewest boards (the move choice is worth
     it); with a point worth a millionth of a board it picks one leaving the fewest, still after scoring
     the candidates with the engine."""
-    boards = after_each_black_reply("e4", "e5", "Nf3")
+    boards = after_each_unseen_reply("e4", "e5", "Nf3")
     rows = np.stack([encode(b) for b in boards])
     left = expected_survivors(rows)
     seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
@@ -75,3 +95,27 @@ def test_decision_rule_weighs_boards_left_when_asked() -> None:
         finally:
             bot.close()
     assert chosen_left[0] > left.min() and chosen_left[1] == left.min()
+
+
+def test_raid_rule_senses_whether_the_king_capture_works_before_the_danger_rule() -> None:
+    """Black after 1. e4 e6 2. d4 d5 3. Nc3 dxe4 4. Nxe4 Bb4+ and a White reply it did not see: Bxe1
+    works on the boards where White neither blocked nor moved its king, and our king is attacked on a
+    few (Nd6+, Nf6+). By default the danger rule senses, and on some of its results whether Bxe1 works
+    stays a guess; with ``sense.raid_share`` the raid rule senses, and whatever it shows, the boards
+    left agree on whether Bxe1 works."""
+    boards = after_each_unseen_reply("e4", "e6", "d4", "d5", "Nc3", "dxe4", "Nxe4", "Bb4+")
+    works = [chess.Move.from_uci("b4e1") in king_capture_moves(board) for board in boards]
+    assert 0.3 * len(boards) < sum(works) < len(boards)
+    rows = np.stack([encode(b) for b in boards])
+    seen = SenseInputs(rows, chess.BLACK, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
+    mixed = {}
+    for share, expected_rule in (("0", "danger"), ("0.3", "raid")):
+        bot = RbcBot(load_config(None, ["engine.workers=1", f"sense.raid_share={share}"]))
+        try:
+            bot.handle_game_start(chess.BLACK, boards[0].copy(), "nobody")
+            square, rule = SenseRules(bot.config, bot.scorer, bot.rng).choose(seen)
+        finally:
+            bot.close()
+        assert rule == expected_rule and square is not None
+        mixed[rule] = mixed_after_sense(boards, works, square)
+    assert mixed["danger"] > 0 and mixed["raid"] == 0
