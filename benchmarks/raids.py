@@ -10,11 +10,12 @@ board weighed by ``move.blunder_board_weight``), and a check without capture ear
 opponent: TroutBot never looks for our pieces, StrangeFish does. This counts how the bets paid in the
 games: the raids (a king capture taken at once on more than one believed board) that hit the king on
 the true board and those that missed, early (before turn ``--early``) and late, with the material the
-opponent's reply then won on the raid's square; and the quiet checks (on the true board) after which
-the opponent's reply left its king capturable, and how often we took it at once, overall and by
-where we stood by our own mean before the check (behind: at most -``STANDING_CP``, ahead: at least
-+``STANDING_CP``): the odds a check wins at once are what ``move.quiet_check_odds`` assumes, and
-they may not be the same when we are losing.
+opponent's reply then won on the raid's square, and by the rule that chose the sense before the raid
+(``sense.raid_share`` senses to settle the raid; the danger rule settles other things); and the quiet
+checks (on the true board) after which the opponent's reply left its king capturable, and how often
+we took it at once, overall and by where we stood by our own mean before the check (behind: at most
+-``STANDING_CP``, ahead: at least +``STANDING_CP``): the odds a check wins at once are what
+``move.quiet_check_odds`` assumes, and they may not be the same when we are losing.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ class Tally:
     certain: int = 0  # king captures on a single believed board
     raids: Counter[tuple[str, str]] = field(default_factory=Counter)  # (early/late, hit/miss) -> raids
     queen_raids: Counter[tuple[str, str]] = field(default_factory=Counter)  # ... of them by our queen
+    raids_by_sense: Counter[tuple[str, str]] = field(default_factory=Counter)  # (sense rule, hit/miss)
     raid_losses: Counter[str] = field(default_factory=Counter)  # early/late -> pawns won by the replies
     quiet_checks: Counter[str] = field(default_factory=Counter)  # by standing (see ``standing``)
     left_capturable: Counter[str] = field(default_factory=Counter)  # ... after which the reply left the
@@ -80,6 +82,7 @@ def tally_game(
                 phase = "early" if turn.turn_number < early else "late"
                 hit = move.to_square == board.king(not us)
                 tally.raids[phase, "hit" if hit else "miss"] += 1
+                tally.raids_by_sense[row.get("sense_rule") or "none", "hit" if hit else "miss"] += 1
                 if board.piece_type_at(move.from_square) == chess.QUEEN:
                     tally.queen_raids[phase, "hit" if hit else "miss"] += 1
                 answer = history.taken_move(reply) if replied and not hit else None
@@ -134,6 +137,13 @@ def report(tally: Tally, early: int) -> list[str]:
             f"{share(queen, queen + queen_misses)}; the replies won {tally.raid_losses[phase]} pawns "
             "on the raid squares"
         )
+    by_sense = []
+    for rule in sorted({rule for rule, _ in tally.raids_by_sense}):
+        hits, misses = tally.raids_by_sense[rule, "hit"], tally.raids_by_sense[rule, "miss"]
+        by_sense.append(f"{rule} {hits} of {hits + misses}{share(hits, hits + misses)}")
+    lines.append(
+        "raids that hit, by the rule that chose that turn's sense: " + ("; ".join(by_sense) or "none")
+    )
     checks, left, taken = (
         sum(c.values()) for c in (tally.quiet_checks, tally.left_capturable, tally.taken_at_once)
     )

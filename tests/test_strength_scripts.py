@@ -186,8 +186,9 @@ S15_TOLERANCE = ROOT / "benchmarks" / "strength" / "2026-12-02-s15" / "dtol01"  
 def test_raids_judges_our_king_captures_and_quiet_checks_on_the_true_board(tmp_path: Path) -> None:
     """Three kept games against StrangeFish (seeds 1000-1002 as White): at turn 4 of the first the queen's
     raid a4e8 on 22 boards stopped on d7 and was taken there (9 pawns); the third ended at turn 4 with the
-    bishop's raid b5e8 on 18 boards; the second at turn 16 with the queen's h5e8 on 2 boards. Of the five
-    quiet checks, three came in level positions by our mean and two when we stood well."""
+    bishop's raid b5e8 on 18 boards; the second at turn 16 with the queen's h5e8 on 2 boards. The miss
+    came after a danger sense, the hits after a decision sense and a king hunt. Of the five quiet checks,
+    three came in level positions by our mean and two when we stood well."""
     run = tmp_path / "run"
     run.mkdir()
     records = [json.loads(line) for line in (S15_TOLERANCE / "results.jsonl").read_text().splitlines()]
@@ -208,6 +209,8 @@ def test_raids_judges_our_king_captures_and_quiet_checks_on_the_true_board(tmp_p
         "the replies won 9 pawns on the raid squares",
         "raids on more than one believed board, turns >= 12: 1 hit of 1 (100%), by our queen 1 of 1 (100%); "
         "the replies won 0 pawns on the raid squares",
+        "raids that hit, by the rule that chose that turn's sense: danger 0 of 1 (0%); decision 1 of 1 "
+        "(100%); king-hunt 1 of 1 (100%)",
         "quiet checks: 5; the reply left the king capturable after 2 (40%), taken at once 2",
         "quiet checks by our mean before them (+-300 cp): behind 0: left 0, taken 0; level 3: left 1, "
         "taken 1 (33%); ahead 2: left 1, taken 1 (50%)",
