@@ -16,32 +16,28 @@ def fake_engine(directory: Path, name: str = "stockfish", body: str = "exit 0") 
     return path
 
 
-def hung_engine(directory: Path) -> Path:
-    """A UCI engine that starts normally and never answers a search (blocked on its input)."""
+def silent_engine(directory: Path, name: str, on_go: str = "") -> Path:
+    """A UCI engine called ``name`` that starts normally and never answers a search: on ``go`` it runs
+    the shell command ``on_go``, or nothing (then it waits, blocked on its input)."""
+    go = f"\n    go*) {on_go};;" if on_go else ""
     return fake_engine(
         directory,
-        "hangfish",
-        """while read line; do
+        name.lower(),
+        f"""while read line; do
   case "$line" in
-    uci) echo "id name Hangfish"; echo uciok;;
-    isready) echo readyok;;
+    uci) echo "id name {name}"; echo uciok;;
+    isready) echo readyok;;{go}
     quit) exit 0;;
   esac
 done""",
     )
+
+
+def hung_engine(directory: Path) -> Path:
+    """A UCI engine that never answers a search, blocked on its input."""
+    return silent_engine(directory, "Hangfish")
 
 
 def spinning_engine(directory: Path) -> Path:
-    """A UCI engine that starts normally and, given a search, spins on the CPU without answering."""
-    return fake_engine(
-        directory,
-        "spinfish",
-        """while read line; do
-  case "$line" in
-    uci) echo "id name Spinfish"; echo uciok;;
-    isready) echo readyok;;
-    go*) while :; do :; done;;
-    quit) exit 0;;
-  esac
-done""",
-    )
+    """A UCI engine that, given a search, spins on the CPU without answering."""
+    return silent_engine(directory, "Spinfish", on_go="while :; do :; done")
