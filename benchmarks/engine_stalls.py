@@ -40,13 +40,14 @@ from rbc_bot import deadline
 from rbc_bot.engine import EngineError, EnginePool
 
 MOVETIME = 0.005
+RULE_CAP = deadline.MAX_STARVED_WAIT
 SPIN = [sys.executable, "-c", "while True: pass"]
 
 
 def run_pass(boards: list[chess.Board], batch: int, starvation_rule: bool) -> dict[str, float]:
     """One fresh pool scores ``boards`` in batches: its restarts, give-ups and wall time (a pool whose
     engines can't even start counts as one failed start, its boards unscored)."""
-    deadline.MAX_STARVED_WAIT = 10.0 if starvation_rule else 0.0
+    deadline.MAX_STARVED_WAIT = RULE_CAP if starvation_rule else 0.0
     started = time.perf_counter()
     try:
         with EnginePool(workers=2) as pool:

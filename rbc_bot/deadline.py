@@ -21,8 +21,9 @@ STARVED_STEP = 0.25
 STARVED_SHARE = 0.5
 """The engine counts as starved when, runnable, it got less than this share of the last step's time
 on a CPU (all its threads together)."""
-MAX_STARVED_WAIT = 10.0
-"""Seconds a wait may be extended by in all: a machine this starved is past saving a turn by waiting."""
+MAX_STARVED_WAIT = 2.0
+"""Seconds a wait may be extended by in all (then the engine counts as hung): the turn's clock bounds
+what waiting may cost, and a restart costs about a second, so waiting longer than this saves nothing."""
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 

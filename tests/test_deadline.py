@@ -74,11 +74,15 @@ def test_cpu_state_tells_a_spinning_process_from_a_sleeping_one() -> None:
 
 
 @pytest.mark.timeout(120)
-def test_a_starved_stockfish_is_waited_for_not_taken_for_hung(one_cpu: int) -> None:
+def test_a_starved_stockfish_is_waited_for_not_taken_for_hung(
+    one_cpu: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Stockfish crowded onto one CPU at the lowest priority answers 5 ms searches, some only long after
     their 0.2 s timeout: the wait goes on while it is starved, and every answer is taken. (A search
     right after an idle spell may still run at once: the scheduler favours a thread that slept, so
-    searches follow each other until one has been starved.)"""
+    searches follow each other until one has been starved. Starved this hard, an answer can take
+    seconds: the cap on the wait is lifted, it is not what this test is about.)"""
+    monkeypatch.setattr(deadline, "MAX_STARVED_WAIT", 60.0)
     engine = UciProcess(find_stockfish(None), hash_mb=16, timeout=5.0)
     spinners = starve(engine.pid, one_cpu)
     fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
