@@ -22,8 +22,9 @@ STARVED_SHARE = 0.5
 """The engine counts as starved when, runnable, it got less than this share of the last step's time
 on a CPU (all its threads together)."""
 MAX_STARVED_WAIT = 2.0
-"""Seconds a wait may be extended by in all (then the engine counts as hung): the turn's clock bounds
-what waiting may cost, and a restart costs about a second, so waiting longer than this saves nothing."""
+"""Seconds a wait may be extended by in all (then the engine counts as hung, as before): a machine
+starved for longer costs a search at most this much before the usual restart, which a turn's clock
+(5 s of increment) can afford."""
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
