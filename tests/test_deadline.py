@@ -9,7 +9,6 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,27 +28,23 @@ def threads(pid: int) -> list[int]:
     return [int(task) for task in os.listdir(f"/proc/{pid}/task")]
 
 
-@pytest.fixture
-def one_cpu() -> Iterator[int]:
-    """A CPU this test may crowd: processes pinned to it share it alone."""
-    yield min(os.sched_getaffinity(0))
-
-
-def starve(pid: int, cpu: int, hogs: int = 3) -> list[subprocess.Popen[bytes]]:
-    """Pin every thread of ``pid`` to ``cpu`` at the lowest priority (nice 19), beside ``hogs`` spinning
-    processes at nice 0 at most: it gets well under 1 % of that CPU. Skips the test where the hogs
-    can't be given a priority 10 above the engine's (a test run at nice 10 or more, without root)."""
+def starve(pid: int, hogs: int = 3) -> list[subprocess.Popen[bytes]]:
+    """Pin every thread of ``pid`` to one CPU at the lowest priority (nice 19), beside ``hogs`` spinning
+    processes at this test's priority (at nice 0 if the test runs at nice 10 or more): it gets well
+    under 1 % of that CPU. Skips the test where that gap can't be made (nice 10 or more, not root)."""
+    cpu = min(os.sched_getaffinity(0))
     for task in threads(pid):
         os.sched_setaffinity(task, {cpu})
         os.setpriority(os.PRIO_PROCESS, task, 19)
     spinners = [subprocess.Popen(SPIN) for _ in range(hogs)]
     for spinner in spinners:
         os.sched_setaffinity(spinner.pid, {cpu})
-        try:
-            os.setpriority(os.PRIO_PROCESS, spinner.pid, min(os.getpriority(os.PRIO_PROCESS, 0), 0))
-        except PermissionError:
-            stop(spinners)
-            pytest.skip("running at nice 10 or more without root: nothing can be starved for this test")
+        if os.getpriority(os.PRIO_PROCESS, 0) >= 10:
+            try:
+                os.setpriority(os.PRIO_PROCESS, spinner.pid, 0)
+            except PermissionError:
+                stop(spinners)
+                pytest.skip("running at nice 10 or more without root: nothing can be starved for this test")
     time.sleep(0.3)  # the spinners' Python starts up
     return spinners
 
@@ -74,9 +69,7 @@ def test_cpu_state_tells_a_spinning_process_from_a_sleeping_one() -> None:
 
 
 @pytest.mark.timeout(120)
-def test_a_starved_stockfish_is_waited_for_not_taken_for_hung(
-    one_cpu: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_starved_stockfish_is_waited_for_not_taken_for_hung(monkeypatch: pytest.MonkeyPatch) -> None:
     """Stockfish crowded onto one CPU at the lowest priority answers 5 ms searches, some only long after
     their 0.2 s timeout: the wait goes on while it is starved, and every answer is taken. (A search
     right after an idle spell may still run at once: the scheduler favours a thread that slept, so
@@ -84,7 +77,7 @@ def test_a_starved_stockfish_is_waited_for_not_taken_for_hung(
     seconds: the cap on the wait is lifted, it is not what this test is about.)"""
     monkeypatch.setattr(deadline, "MAX_STARVED_WAIT", 60.0)
     engine = UciProcess(find_stockfish(None), hash_mb=16, timeout=5.0)
-    spinners = starve(engine.pid, one_cpu)
+    spinners = starve(engine.pid)
     fen = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
     results: list[SearchResult] = []
     waits: list[float] = []
