@@ -39,8 +39,9 @@ from rbc_bot.belief import BeliefTracker, encode
 from rbc_bot.belief_rows import ROW, decode, row_in
 from rbc_bot.board_sample import our_king_attacked
 from rbc_bot.bot import RbcBot
-from rbc_bot.config import BotConfig, load_config
+from rbc_bot.config import BotConfig, MoveConfig, load_config
 from rbc_bot.engine import king_capture_moves
+from rbc_bot.move import king_captures
 from rbc_bot.notation import square_name
 from rbc_bot.replay.judge import Searcher
 from rbc_bot.replay.load import LoadedGame
@@ -187,7 +188,18 @@ def raid_possible(position: TurnPosition) -> bool:
     return any(king_capture_moves(board) for board in decode(position.rows, position.truth.turn))
 
 
-WHERE = {"danger": in_danger, "raid": raid_possible}
+def raid_guess(position: TurnPosition) -> bool:
+    """Whether the king capture possible on the most believed boards works on at least the move
+    selector's ``move.king_capture_share`` of them but not on all: the turns on which it would try a
+    raid on a guess, unless a sense settles it (``sense.raid_share``)."""
+    boards = decode(position.rows, position.truth.turn)
+    captures = king_captures(boards, set(move_actions(position.truth)))
+    if not captures:
+        return False
+    return MoveConfig().king_capture_share <= captures.most_common(1)[0][1] / len(boards) < 1
+
+
+WHERE = {"danger": in_danger, "raid": raid_possible, "raid-guess": raid_guess}
 
 
 def run(args: argparse.Namespace) -> None:
@@ -222,7 +234,8 @@ def main() -> None:
     play.add_argument("--increment", type=float, default=5.0, help="the games' increment (seconds)")
     play.add_argument("--where", choices=("all", *WHERE), default="all",
                       help="danger: only where our king is attacked on some believed board; raid: only "
-                           "where we can capture the enemy king on some")  # fmt: skip
+                           "where we can capture the enemy king on some; raid-guess: only where a king "
+                           "capture works on enough of them to be tried, but not on all")  # fmt: skip
     play.add_argument("--min-believed", type=int, default=0,
                       help="only positions whose belief held at least this many boards")  # fmt: skip
     play.add_argument("--max-believed", type=int, default=0,

@@ -152,6 +152,23 @@ def test_raid_keeps_the_positions_where_we_can_take_the_enemy_king_on_some_board
     assert turn_screen.WHERE["raid"] is turn_screen.raid_possible
 
 
+def test_raid_guess_keeps_the_positions_where_a_raid_would_be_tried_but_may_miss() -> None:
+    """The same two boards: Rxe8 works on one of two (50 %, at least the selector's 30 %), a guess;
+    with three more boards where the king hides on d8 it works on one of five (20 %), not tried; with
+    the open king alone it works on every board, no guess."""
+    open_king = chess.Board("4k3/8/8/8/8/8/8/4RK2 w - - 0 1")
+    hidden = chess.Board("3k4/8/8/8/8/8/8/4RK2 w - - 0 1")
+
+    def believing(*boards: chess.Board) -> turn_screen.TurnPosition:
+        rows = np.stack([encode(board) for board in boards])
+        return turn_screen.TurnPosition("g.json", 9, boards[0], rows, len(boards), 100.0, 0, 0)
+
+    assert turn_screen.raid_guess(believing(hidden, open_king))
+    assert not turn_screen.raid_guess(believing(hidden, open_king, hidden, hidden, hidden))
+    assert not turn_screen.raid_guess(believing(open_king))
+    assert turn_screen.WHERE["raid-guess"] is turn_screen.raid_guess
+
+
 def test_board_odds_compares_the_share_of_open_kings_with_the_truth(tmp_path: Path) -> None:
     """Two turns: on one the true board (black king e8 before our rook e1) is one of two believed
     boards allowing the capture; on the other the truth hides its king, and one of its two boards
