@@ -41,7 +41,7 @@ from rbc_bot.board_sample import our_king_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import BotConfig, MoveConfig, load_config
 from rbc_bot.engine import king_capture_moves
-from rbc_bot.move import king_captures
+from rbc_bot.move import likeliest_raid
 from rbc_bot.notation import square_name
 from rbc_bot.replay.judge import Searcher
 from rbc_bot.replay.load import LoadedGame
@@ -193,10 +193,8 @@ def raid_guess(position: TurnPosition) -> bool:
     selector's ``move.king_capture_share`` of them but not on all: the turns on which it would try a
     raid on a guess, unless a sense settles it (``sense.raid_share``)."""
     boards = decode(position.rows, position.truth.turn)
-    captures = king_captures(boards, set(move_actions(position.truth)))
-    if not captures:
-        return False
-    return MoveConfig().king_capture_share <= captures.most_common(1)[0][1] / len(boards) < 1
+    raid = likeliest_raid(boards, set(move_actions(position.truth)), 1.0)
+    return raid is not None and MoveConfig().king_capture_share <= raid[1] < 1
 
 
 WHERE = {"danger": in_danger, "raid": raid_possible, "raid-guess": raid_guess}

@@ -68,6 +68,18 @@ def king_captures(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Coun
     return counts
 
 
+def likeliest_raid(
+    boards: Sequence[chess.Board], legal: set[chess.Move], blunder_weight: float
+) -> tuple[chess.Move, float] | None:
+    """The legal request that captures the enemy king on the most boards and the share of the boards
+    it works on, each weighed as :func:`capture_share` weighs them (None if no board allows one)."""
+    captures = king_captures(boards, legal)
+    if not captures:
+        return None
+    capture, count = captures.most_common(1)[0]
+    return capture, capture_share(boards, count, blunder_weight)
+
+
 def king_capture(boards: Sequence[chess.Board], legal: set[chess.Move]) -> chess.Move | None:
     """The legal request that captures the enemy king on the most boards, if any board allows one."""
     captures = king_captures(boards, legal)

@@ -20,8 +20,7 @@ from rbc_bot.belief import decode, piece_code
 from rbc_bot.board_sample import our_king_attacked
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import king_capture_moves
-from rbc_bot.move import candidate_values, king_captures
-from rbc_bot.ranking import capture_share
+from rbc_bot.move import candidate_values, likeliest_raid
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import (
     attacked_first,
@@ -95,12 +94,10 @@ class SenseRules:
         when it works and not when it doesn't, whatever else the sense might have told apart."""
         rows = sample_rows(seen.rows, DANGER_SAMPLE, self.rng)
         boards = decode(rows, seen.color)
-        captures = king_captures(boards, set(seen.move_actions))
-        if not captures:
+        raid = likeliest_raid(boards, set(seen.move_actions), self.config.move.blunder_board_weight)
+        if raid is None or raid[1] < self.config.sense.raid_share:
             return None
-        capture, count = captures.most_common(1)[0]
-        if capture_share(boards, count, self.config.move.blunder_board_weight) < self.config.sense.raid_share:
-            return None
+        capture = raid[0]
         works = np.array([capture in king_capture_moves(board) for board in boards], dtype=bool)
         return danger_square(rows, works)
 
