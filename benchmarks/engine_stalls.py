@@ -12,7 +12,7 @@ of outside load hits all alike. Per condition: searches, pools whose engines cou
 restarts, give-ups (a game gone to material scoring) and wall seconds per 1,000 searches; last, the
 crowd's failures (the three together) with the rule and with the timeout alone.
 
-    python benchmarks/engine_stalls.py             # about two minutes
+    python benchmarks/engine_stalls.py             # about twelve minutes
     python benchmarks/engine_stalls.py --quick     # a check that it runs
     python benchmarks/engine_stalls.py --json      # the last line is one JSON object
 
@@ -41,6 +41,7 @@ from rbc_bot.engine import EngineError, EnginePool
 
 MOVETIME = 0.005
 RULE_CAP = deadline.MAX_STARVED_WAIT
+START_TIMEOUT = 60.0  # the start-up handshake only: a search with a movetime still times out at 2 m + 0.5 s
 SPIN = [sys.executable, "-c", "while True: pass"]
 
 
@@ -50,7 +51,7 @@ def run_pass(boards: list[chess.Board], batch: int, starvation_rule: bool) -> di
     deadline.MAX_STARVED_WAIT = RULE_CAP if starvation_rule else 0.0
     started = time.perf_counter()
     try:
-        with EnginePool(workers=2) as pool:
+        with EnginePool(workers=2, timeout=START_TIMEOUT) as pool:
             for at in range(0, len(boards), batch):
                 pool.evaluate(boards[at : at + batch], depth=8, movetime=MOVETIME)
             restarts, gave_up = pool.stats.restarts, pool.stats.hangs
@@ -68,16 +69,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--boards", type=int, default=1000, help="searches a pass (default 1000)")
-    parser.add_argument("--batch", type=int, default=100, help="boards an evaluate call (default 100)")
+    parser.add_argument("--boards", type=int, default=200, help="searches a pass (default 200)")
+    parser.add_argument("--batch", type=int, default=50, help="boards an evaluate call (default 50)")
     parser.add_argument("--rounds", type=int, default=3, help="passes per condition (default 3)")
     parser.add_argument("--nice", type=int, default=19, help="the pool's nice in the crowd (default 19)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--quick", action="store_true", help="200 searches, 1 round: a check that it runs")
+    parser.add_argument("--quick", action="store_true", help="50 searches, 1 round: a check that it runs")
     parser.add_argument("--json", action="store_true", help="end with one JSON line of the figures")
     args = parser.parse_args()
     if args.quick:
-        args.boards, args.rounds = 200, 1
+        args.boards, args.rounds = 50, 1
     if os.getpriority(os.PRIO_PROCESS, 0) != 0:
         print("engine_stalls.py: run it at nice 0 (the pool runs at --nice)", file=sys.stderr)
         return 2
