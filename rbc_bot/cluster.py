@@ -248,7 +248,10 @@ class RayBackend:
         settings: PlaySettings,
         stop: threading.Event,
         keep: Callable[[dict[str, Any]], None],
+        drain: threading.Event,
     ) -> Generator[dict[str, Any], None, None]:
+        """See ``runner.Backend``. Once ``drain`` is set no further game is handed to the cluster; the
+        ones it holds (up to ``window``, some maybe not yet started) play to their end."""
         if not jobs:
             return
         self.check(jobs)
@@ -257,9 +260,9 @@ class RayBackend:
         queue = deque(jobs)
         pending: dict[Any, GameJob] = {}
         try:
-            while queue or pending:
+            while (queue and not drain.is_set()) or pending:
                 limit = self.window(least)
-                while queue and len(pending) < limit:
+                while queue and len(pending) < limit and not drain.is_set():
                     job = queue.popleft()
                     task = self._task.options(num_cpus=self.cpus_for(job), name=f"game-{job.index}")
                     pending[task.remote(job, settings, files, driver_fingerprint())] = job

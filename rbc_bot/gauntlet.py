@@ -122,11 +122,13 @@ def run_gauntlet(
     jobs: int = 1,
     on_record: Callable[[Opponent, dict[str, Any], list[dict[str, Any]]], None] | None = None,
     backend: Backend | None = None,
+    start_until: float | None = None,
 ) -> list[dict[str, Any]]:
     """Play (or resume) each opponent's match in ``out_dir/<name>`` and return the table's rows.
 
     Every match is checked before the first game, so a bad spec or a folder holding another match
-    fails at once rather than an hour in.
+    fails at once rather than an hour in. ``start_until`` (``time.monotonic()``) holds for the whole
+    gauntlet: past it no game starts, whichever opponent is next.
     """
     plan = []
     for opponent in opponents:
@@ -141,7 +143,9 @@ def run_gauntlet(
             if on_record is not None:
                 on_record(row, record, records)
 
-        summary = run_match(settings, folder, resume=resume, on_record=forward, backend=backend)
+        summary = run_match(
+            settings, folder, resume=resume, on_record=forward, backend=backend, start_until=start_until
+        )
         rows.append(row_summary(opponent, summary["games"]))
     return rows
 

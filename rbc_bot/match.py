@@ -192,6 +192,7 @@ def run_match(
     isolate: bool = True,
     on_record: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None,
     backend: Backend | None = None,
+    start_until: float | None = None,
 ) -> dict[str, Any]:
     """Play (or, with ``resume``, finish) a match in ``out_dir`` and return its summary.
 
@@ -199,7 +200,8 @@ def run_match(
     as each ends, so a kill loses only the games in progress), ``summary.json`` the records and
     totals, rewritten after every game. With ``resume`` the finished games are kept and only the
     missing ones are played. With SPRT the match stops once the LLR crosses a bound. ``backend``
-    says where the games are played (default: ``settings.jobs`` at a time on this machine).
+    says where the games are played (default: ``settings.jobs`` at a time on this machine); past
+    ``start_until`` (``time.monotonic()``) no game starts (``runner.run_games``).
     """
     out_dir = prepare_out_dir(out_dir, resume, f"use --resume {out_dir} or another --out")
     write_json(out_dir / MATCH_FILE, settings.to_json())
@@ -228,6 +230,7 @@ def run_match(
                 watchdog_margin=settings.watchdog_margin,
                 on_record=book.add,
                 backend=backend,
+                start_until=start_until,
             )
     finally:
         summary = book.write()

@@ -97,6 +97,7 @@ class Backend(Protocol):
         settings: PlaySettings,
         stop: threading.Event,
         keep: Callable[[dict[str, Any]], None],
+        drain: threading.Event,
     ) -> Generator[dict[str, Any], None, None]:
         """Yield each finished game's record (see ``play_job``) as it ends, in any order.
 
@@ -104,7 +105,8 @@ class Backend(Protocol):
         is over, in the thread that saw it end: a Ctrl-C or kill of the caller's thread then never
         leaves a finished game's replay without its record. Closing the iterator (or ``stop`` being
         set) means the run is over: games not started are dropped and games in progress aborted;
-        neither is ever kept.
+        neither is ever kept. Once ``drain`` is set no further game is started; the games in progress
+        finish and are kept as usual.
         """
         ...
 
@@ -149,8 +151,11 @@ class LocalBackend:
         settings: PlaySettings,
         stop: threading.Event,
         keep: Callable[[dict[str, Any]], None],
+        drain: threading.Event,
     ) -> Generator[dict[str, Any], None, None]:
         def play_and_keep(job: GameJob) -> dict[str, Any] | None:
+            if drain.is_set():
+                return None
             record = play_job(job, settings, stop)
             if record is not None:
                 keep(record)
@@ -180,6 +185,7 @@ def run_games(
     watchdog_margin: float = 120.0,
     on_record: Callable[[dict[str, Any]], bool] | None = None,
     backend: Backend | None = None,
+    start_until: float | None = None,
 ) -> list[dict[str, Any]]:
     """Play ``jobs`` on ``backend`` (default: ``parallel`` at a time here), appending each finished
     game's record to ``results_path`` and the game to ``games.pgn`` beside it as it arrives.
@@ -187,9 +193,19 @@ def run_games(
     ``on_record`` is called in the calling thread after each game; returning True stops the run:
     queued games are dropped and games in progress aborted (not recorded). Ctrl-C does the same,
     then re-raises. Records are written by this function's ``keep``, whatever the backend: one line
-    per game, so ``--resume`` and the summaries never depend on where a game was played.
+    per game, so ``--resume`` and the summaries never depend on where a game was played. Past
+    ``start_until`` (a ``time.monotonic()`` instant) no game starts and the run ends when the games
+    in progress have: a run with a time limit stops between games, so nothing is lost.
     """
     stop = threading.Event()
+    drain = threading.Event()
+    timer = None
+    if start_until is not None and start_until <= time.monotonic():
+        drain.set()  # before any game is handed out, not by a timer that may fire after one starts
+    elif start_until is not None:
+        timer = threading.Timer(start_until - time.monotonic(), drain.set)
+        timer.daemon = True
+        timer.start()
     lock = threading.Lock()
     new_records: list[dict[str, Any]] = []
     results_path.parent.mkdir(parents=True, exist_ok=True)
@@ -202,13 +218,15 @@ def run_games(
                 fp.flush()
             append_pgn(results_path.with_name(PGN_FILE), record)
 
-    stream = (backend or LocalBackend(parallel)).records(jobs, settings, stop, keep)
+    stream = (backend or LocalBackend(parallel)).records(jobs, settings, stop, keep, drain)
     try:
         for record in stream:
             new_records.append(record)
             if on_record is not None and on_record(record):
                 break
     finally:
+        if timer is not None:
+            timer.cancel()
         stop.set()
         stream.close()
     return new_records

@@ -86,3 +86,21 @@ def test_gauntlet_command_rejects_bad_input_in_one_line(
     assert "no such file" in capsys.readouterr().err
     assert main(["gauntlet", "--games", "3", "--out", str(tmp_path)]) == 2
     assert not (tmp_path / "random").exists(), "nothing is played after a usage error"
+
+
+def test_gauntlet_past_its_time_limit_starts_no_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rows = [Opponent("random", "random", 15, 1, 2, 5), Opponent("attacker", "attacker", 15, 1, 2, 5)]
+    played = run_gauntlet(BotSpec("random"), rows, tmp_path, start_until=time.monotonic())
+    assert [(row["opponent"], row["games"], row["planned"]) for row in played] == [
+        ("random", 0, 2),
+        ("attacker", 0, 2),
+    ]
+    assert not list(tmp_path.rglob("*.json.turns.jsonl")) and not list(tmp_path.rglob("results.jsonl"))
+    assert "| random | 15+1 | 0 | 0-0-0 | - |" in markdown_table(played)
+
+    out = tmp_path / "cli"
+    assert main(["gauntlet", "--only", "random", "--games", "2", "--stop-after", "0", "--out", str(out)]) == 0
+    said = " ".join(capsys.readouterr().out.split())
+    assert "not every game was played" in said and not list(out.rglob("results.jsonl"))

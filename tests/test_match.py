@@ -403,3 +403,25 @@ def test_a_seat_whose_parent_is_gone_exits_quietly() -> None:
     parent.close()
     process.join(60)
     assert process.exitcode == 0
+
+
+def test_stop_after_starts_no_game_past_the_limit_and_keeps_the_one_in_progress(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "m"
+    slow = str(BOTS / "slow_result_bot.py")  # hears each of its first 5 move results for 0.4 s
+    args = ["--games", "4", "--seconds", "30", "--increment", "0", "--seed", "5", "--out", str(out)]
+    assert run_cli("match", slow, "random", *args, "--stop-after", "-1") == 2
+    assert capsys.readouterr().err.strip() == "rbc-bot: error: --stop-after must be >= 0 minutes: -1"
+    assert not out.exists(), "nothing is played after a usage error"
+
+    assert run_cli("match", slow, "random", *args, "--stop-after", "0.01") == 0  # 0.6 s
+    (record,) = load_records(out / "results.jsonl")
+    assert record["index"] == 0 and record["reason"] is not None
+    assert record["wall_seconds"] > 0.6, "the game in progress at the limit was finished, not aborted"
+    assert replay_files(out) == [Path(record["replay"])]
+    said = " ".join(capsys.readouterr().out.split())
+    assert "1 of 4 games played" in said and f"match --resume {out}" in said
+
+    assert run_cli("match", "--resume", str(out)) == 0
+    assert [r["index"] for r in load_records(out / "results.jsonl")] == [0, 1, 2, 3]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 USAGE = 2
 """Exit status of a command given something it cannot use (a bad flag, bot, file or engine)."""
@@ -42,3 +43,23 @@ def add_watchdog_argument(parser: argparse.ArgumentParser) -> None:
         default=120.0,
         help="seconds past both clocks before a hung game is ended",
     )
+
+
+def add_stop_after_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--stop-after",
+        type=float,
+        default=None,
+        metavar="MINUTES",
+        help="start no game after MINUTES from now; the games in progress finish and are kept, and the "
+        "same command (or --resume) goes on later",
+    )
+
+
+def start_until(minutes: float | None) -> float | None:
+    """The ``time.monotonic()`` instant ``--stop-after`` names (None: no limit); ValueError if negative."""
+    if minutes is None:
+        return None
+    if not minutes >= 0:
+        raise ValueError(f"--stop-after must be >= 0 minutes: {minutes:g}")
+    return time.monotonic() + 60.0 * minutes

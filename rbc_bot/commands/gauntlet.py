@@ -10,7 +10,7 @@ from typing import Any
 from rich.console import Console
 from rich.markdown import Markdown
 
-from rbc_bot.commands.common import RUNTIME, error
+from rbc_bot.commands.common import RUNTIME, add_stop_after_argument, error, start_until
 from rbc_bot.commands.match import CLOCK_NOTE, stop_on_sigterm, totals_line
 from rbc_bot.commands.ray_options import add_ray_arguments, backend_from_args
 from rbc_bot.gauntlet import STRANGEFISH, Opponent, default_opponents, markdown_table, run_gauntlet
@@ -50,6 +50,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--out", type=Path, default=None, help="output directory (None: replays/gauntlet-<time>)"
     )
+    add_stop_after_argument(parser)
     add_ray_arguments(parser)
 
 
@@ -82,11 +83,18 @@ def run(args: argparse.Namespace) -> int:
         opponents = chosen_opponents(args)
         if args.jobs < 1:
             raise ValueError(f"--jobs must be at least 1: {args.jobs}")
+        until = start_until(args.stop_after)
         console.print(f"gauntlet of {ours.name} -> {out_dir}")
         cluster = backend_from_args(args)
         with cluster as backend, stop_on_sigterm():
             rows = run_gauntlet(
-                ours, opponents, out_dir, jobs=args.jobs, on_record=on_record, backend=backend
+                ours,
+                opponents,
+                out_dir,
+                jobs=args.jobs,
+                on_record=on_record,
+                backend=backend,
+                start_until=until,
             )
     except (ValueError, BotSpecError) as exc:
         return error(exc)
@@ -100,4 +108,6 @@ def run(args: argparse.Namespace) -> int:
     write_json(out_dir / ROWS_FILE, {"bot": ours.name, "rows": rows})
     console.print(Markdown(table))
     console.print(f"table: {out_dir / TABLE_FILE}")
+    if any(row["games"] < row["planned"] for row in rows):
+        console.print("--stop-after: not every game was played. Run the same command again to go on.")
     return 0

@@ -16,7 +16,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rbc_bot.commands.common import RUNTIME, add_clock_arguments, add_watchdog_argument, error
+from rbc_bot.commands.common import (
+    RUNTIME,
+    add_clock_arguments,
+    add_stop_after_argument,
+    add_watchdog_argument,
+    error,
+    start_until,
+)
 from rbc_bot.commands.ray_options import add_ray_arguments, backend_from_args
 from rbc_bot.match import MatchSettings, SprtSettings, load_match, match_totals, run_match
 from rbc_bot.players import BotSpec, BotSpecError
@@ -84,6 +91,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=float, default=0.05, help="SPRT false-positive rate")
     parser.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate")
     add_watchdog_argument(parser)
+    add_stop_after_argument(parser)
     parser.add_argument(
         "--resume",
         type=Path,
@@ -193,6 +201,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         settings, out_dir, resume = settings_from_args(args)
         settings.validate()
+        until = start_until(args.stop_after)
         cluster = backend_from_args(args)
     except (ValueError, BotSpecError) as exc:
         return error(exc)
@@ -221,7 +230,9 @@ def run(args: argparse.Namespace) -> int:
                     record["replay"],
                 )
 
-            summary = run_match(settings, out_dir, resume=resume, on_record=on_record, backend=backend)
+            summary = run_match(
+                settings, out_dir, resume=resume, on_record=on_record, backend=backend, start_until=until
+            )
     except ValueError as exc:
         return error(exc)
     except BackendError as exc:
@@ -233,4 +244,10 @@ def run(args: argparse.Namespace) -> int:
         return 130
     console.print(final_table(summary))
     console.print(f"summary: {out_dir / 'summary.json'}  games: {out_dir / 'games.pgn'}")
+    played, sprt = len(summary["games"]), summary["totals"].get("sprt")
+    if played < settings.games and not (sprt and sprt["decision"]):
+        console.print(
+            f"--stop-after: {played} of {settings.games} games played. "
+            f"Go on with: python run_bot.py match --resume {out_dir}"
+        )
     return 0
