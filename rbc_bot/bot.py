@@ -141,6 +141,7 @@ class RbcBot(Player):
         started = time.perf_counter()
         self._learn_increment(seconds_left)
         self._budget = budget = self.clock.budget(seconds_left)
+        self._wait_for_engines(budget)
         self._seconds_at_sense = seconds_left
         self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
         self.tracker.recovery_seconds = max(0.2, budget.total / 3)
@@ -172,6 +173,7 @@ class RbcBot(Player):
         self._move_started = started = time.perf_counter()
         self._seconds_at_move = seconds_left
         budget = self._budget or self.clock.budget(seconds_left)
+        self._wait_for_engines(budget)
         # What the sense left of the turn's budget goes to the move (the sense is usually far quicker).
         spent = max(0.0, self._seconds_at_sense - seconds_left) if self._budget else 0.0
         move_seconds = min(
@@ -280,6 +282,13 @@ class RbcBot(Player):
             log.exception("Stockfish could not start; scoring by material only")
             self.engine = None
         self.scorer = Scorer(self.engine, cfg)
+
+    def _wait_for_engines(self, budget: TurnBudget) -> None:
+        """In panic the clock can't pay for waiting on an engine kept from a CPU (up to
+        ``deadline.MAX_STARVED_WAIT`` a call): a late search then fails at its timeout, as it did
+        before that wait existed."""
+        if self.engine is not None:
+            self.engine.patience = 0.0 if budget.panic else None
 
     def _opening_bonuses(self, actions: Sequence[chess.Move]) -> dict[chess.Move | None, float]:
         move = self.config.move

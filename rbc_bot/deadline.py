@@ -22,9 +22,9 @@ STARVED_SHARE = 0.5
 """The engine counts as starved when, runnable, it got less than this share of the last step's time
 on a CPU (all its threads together)."""
 MAX_STARVED_WAIT = 2.0
-"""Seconds a wait may be extended by in all (then the engine counts as hung, as before): a machine
-starved for longer costs a search at most this much before the usual restart, which a turn's clock
-(5 s of increment) can afford."""
+"""Seconds the waits of one search call may be extended by in all (then the engine counts as hung, as
+before): a machine starved for longer costs a call at most this much before the usual restart, which
+a turn's clock (5 s of increment) can afford. A bot short of clock waits less (``patience``)."""
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -60,12 +60,14 @@ def cpu_state(pid: int) -> CpuState | None:
 
 class Deadline:
     """The end of a wait for process ``pid``'s answer: ``timeout`` seconds from now, extended by
-    :data:`STARVED_STEP` at a time while the process is kept from a CPU (module docstring). Cheap to
-    make: nothing is read from ``/proc`` until the timeout has passed."""
+    :data:`STARVED_STEP` at a time while the process is kept from a CPU (module docstring), by
+    ``patience`` seconds at most (None: :data:`MAX_STARVED_WAIT`). Cheap to make: nothing is read
+    from ``/proc`` until the timeout has passed."""
 
-    def __init__(self, pid: int, timeout: float) -> None:
+    def __init__(self, pid: int, timeout: float, patience: float | None = None) -> None:
         self.pid = pid
         self.timeout = timeout
+        self.patience = MAX_STARVED_WAIT if patience is None else max(0.0, patience)
         self.extended = 0.0
         self._at = time.monotonic() + timeout
         self._cpu: float | None = None  # its CPU seconds at the last look past the timeout
@@ -76,7 +78,7 @@ class Deadline:
         now = time.monotonic()
         if now < self._at:
             return self._at - now
-        if self.extended >= MAX_STARVED_WAIT:
+        if self.extended >= self.patience:
             return 0.0
         state = cpu_state(self.pid)
         if state is None or not state.runnable:

@@ -124,6 +124,9 @@ class EnginePool(Closing):
         self.deterministic = deterministic
         self.stats = EngineStats()
         self.material_only = False  # set for good when an engine hangs or can't be restarted
+        self.patience: float | None = None
+        """Seconds a call's searches may wait in all, per engine, past their timeouts for an engine kept
+        from a CPU (None: ``deadline.MAX_STARVED_WAIT``): a bot short of clock sets 0."""
         self._lock = threading.Lock()
         self._closed = False
         self._engines: list[UciProcess] = []
@@ -286,7 +289,7 @@ class EnginePool(Closing):
                         engine.new_game()
                     engine.set_multipv(multipv)
                     prepared = True
-                engine.search(itertools.chain(fens[delivered:], pending), go, done, timeout)
+                engine.search(itertools.chain(fens[delivered:], pending), go, done, timeout, self.patience)
             except EngineFailure as exc:
                 if self.material_only:  # another worker gave up meanwhile: no restart is worth it
                     continue

@@ -240,12 +240,15 @@ class UciProcess:
         go: str,
         done: Callable[[int, SearchResult], None],
         timeout: float | None = None,
+        patience: float | None = None,
     ) -> None:
         """Search every FEN with ``go``, pipelined, calling ``done(i, result)`` in order; raises
         :class:`EngineFailure` at the first one that fails (results before it have been delivered).
         Each search may take ``timeout`` seconds (default: the process's ``timeout``) from the end of
-        the one before it. ``fens`` is consumed as the window has room, so a generator's FENs are built
-        while the engine searches the ones before them."""
+        the one before it, and the call's searches may wait ``patience`` seconds more in all while the
+        engine is kept from a CPU (:class:`~rbc_bot.deadline.Deadline`). ``fens`` is consumed as the
+        window has room, so a generator's FENs are built while the engine searches the ones before
+        them."""
         timeout = self.timeout if timeout is None else timeout
         pending = iter(fens)
         in_flight = index = 0
@@ -253,7 +256,7 @@ class UciProcess:
         output = "".join(line + "\n" for line in self._lines)  # lines read before the search
         self._lines.clear()
         started = time.monotonic()
-        deadline = Deadline(self.pid, timeout)
+        deadline = Deadline(self.pid, timeout, patience)
         while True:
             while more and in_flight <= PIPELINE_WINDOW // 2:
                 # A short first write starts the engine while the rest of the window's FENs are built.
@@ -273,7 +276,7 @@ class UciProcess:
                 done(index, parse_search(text, self.multipv))
                 index += 1
             in_flight -= len(finished)
-            deadline = Deadline(self.pid, timeout)
+            deadline = Deadline(self.pid, timeout, deadline.patience - deadline.extended)
         self._lines.extend(output.split("\n")[:-1])
 
     def _outputs(self, text: str, deadline: Deadline) -> list[str]:

@@ -66,6 +66,23 @@ def play_turns(bot: RbcBot, bot_color: chess.Color, plies: int, seed: int = 0) -
     return game
 
 
+def test_in_panic_the_bot_does_not_wait_for_a_starved_engine() -> None:
+    """Waiting for an engine kept from a CPU can cost a call 2 s: more than a bot in panic has."""
+    bot = small_bot()
+    bot.handle_game_start(chess.WHITE, chess.Board(), "opponent")
+    try:
+        assert bot.engine is not None
+        actions = list(move_actions(chess.Board()))
+        bot.choose_sense(list(range(64)), actions, seconds_left=5.0)
+        assert bot.engine.patience == 0.0
+        assert bot.choose_move(actions, seconds_left=4.9) in actions
+        assert bot.engine.patience == 0.0  # the turn's budget, set at its sense
+        bot.choose_sense(list(range(64)), actions, seconds_left=600.0)
+        assert bot.engine.patience is None  # deadline.MAX_STARVED_WAIT
+    finally:
+        bot.close()
+
+
 # --- guarded Player ------------------------------------------------------------------------------
 
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from engine_helpers import hung_engine, spinning_engine
+from engine_helpers import hung_engine, silent_engine, spinning_engine
 
 from rbc_bot import deadline
 from rbc_bot.deadline import MAX_STARVED_WAIT, STARVED_STEP, CpuState, Deadline, cpu_state
@@ -161,3 +161,33 @@ def test_the_rule_extends_while_starved_and_stops_at_the_spin_or_the_cap(
     assert [past(starved) > 0 for _ in range(4)] == [True, True, True, False]  # the cap: 3 steps
     scripted([None], monkeypatch)
     assert past(Deadline(1, 0.01)) == 0.0  # no /proc: the timeout alone
+
+
+def test_a_call_shares_its_patience_and_none_means_the_timeout_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """This engine answers each search 0.5 s after its ``go``, past the 0.2 s timeout, and the kernel is
+    made to say it is starved: each look past a timeout extends the wait by a 0.2 s step, so a search
+    takes two steps (the answer comes mid-step). With 1 s of patience for the call the first two
+    searches use 0.4 s each and the third, left 0.2 s, fails after one step: the wait is bounded per
+    call, not per search (else three searches of a starved engine would cost 6 s). With no patience (a
+    bot in panic) the first search fails at its timeout."""
+    monkeypatch.setattr(deadline, "STARVED_STEP", 0.2)
+    monkeypatch.setattr(deadline, "cpu_state", lambda _pid: CpuState(True, 1.0))
+    answer = 'sleep 0.5; echo "info depth 1 score cp 10 pv a1a2"; echo "bestmove a1a2"'
+    slow = silent_engine(tmp_path, "Slowfish", on_go=answer)
+    fens = ["8/8/8/8/8/8/8/K6k w - - 0 1"] * 3
+    answered: list[int] = []
+    engine = UciProcess(slow, hash_mb=16, timeout=5.0)
+    try:
+        with pytest.raises(EngineFailure, match=r"^no answer within 0\.2 s \+ 0\.2 s "):
+            engine.search(fens, "go depth 1", lambda i, _: answered.append(i), timeout=0.2, patience=1.0)
+    finally:
+        engine.kill()
+    assert answered == [0, 1]
+    engine = UciProcess(slow, hash_mb=16, timeout=5.0)
+    try:
+        with pytest.raises(EngineFailure, match=r"^no answer within 0\.2 s$"):
+            engine.search(fens[:1], "go depth 1", lambda *_: None, timeout=0.2, patience=0.0)
+    finally:
+        engine.kill()
