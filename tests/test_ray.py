@@ -205,6 +205,24 @@ def test_sprt_stop_cancels_the_remaining_games(
     assert len(cancelled) == 1 and cancelled[0] >= 1  # games were still submitted: all cancelled
 
 
+def test_stop_after_hands_the_cluster_no_more_games(
+    head: tuple[str, int], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Past the limit the driver submits nothing more; the games the cluster holds (a window of 4 on
+    this 2-CPU head) finish and are kept. Each game lasts over 2 s (the slow bot hears its first 5 move
+    results for 0.4 s each), so in 12 s at most 4 + 12 of the 20 are ever submitted."""
+    address, session = head
+    out = tmp_path / "m"
+    argv = ["match", str(BOTS / "slow_result_bot.py"), "random", "--games", "20", "--seconds", "20"]
+    argv += ["--increment", "0", "--stop-after", "0.2", "--ray", address, "--cpus-per-game", "1"]
+    assert main([*argv, "--out", str(out)]) == 0
+    played = result_lines(out)
+    assert 1 <= len(played) < 20
+    assert all(r["reason"] is not None for r in played) and len(replay_files(out)) == len(played)
+    assert task_processes(session) == {}, "a game is still being played after the run ended"
+    assert f"{len(played)} of 20 games played" in " ".join(capsys.readouterr().out.split())
+
+
 def task_processes(session: int) -> dict[int, str]:
     """Ray workers of the test's cluster (its session) playing a game right now: pid -> task name."""
     found = {}
