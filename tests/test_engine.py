@@ -287,13 +287,14 @@ def test_killed_engine_is_restarted_mid_call(caplog: pytest.LogCaptureFixture) -
             go: str,
             done: Callable[[int, uci.SearchResult], None],
             timeout: float | None = None,
+            patience: float | None = None,
         ) -> None:
             def done_then_kill(index: int, result: uci.SearchResult) -> None:
                 done(index, result)
                 if self.pid == victim and index == 10:  # SIGKILL it with searches still in flight
                     os.kill(victim, signal.SIGKILL)
 
-            original_search(self, fens, go, done_then_kill, timeout)
+            original_search(self, fens, go, done_then_kill, timeout, patience)
 
         uci.UciProcess.search = search_and_kill  # type: ignore[method-assign]
         try:
