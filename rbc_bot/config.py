@@ -36,7 +36,7 @@ class SenseConfig:
     decision_boards_per_point: float = 0.0  # boards a sense is expected to remove that are worth as much
     # to the decision rule as one point of expected score in the move choice (0: they only break ties)
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
-    raid_share: float = 0.0  # if a king capture works on at least this share of the boards (not all),
+    raid_share: float = 0.3  # if a king capture works on at least this share of the boards (not all),
     # sense to tell the boards it works on from the others, before any other rule (0: off)
     danger_first: bool = True  # if our king is attacked on some boards only, sense to tell them apart
     danger_min_share: float = 0.1  # ... but only if at least this share of the boards is attacked

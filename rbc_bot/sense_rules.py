@@ -1,5 +1,5 @@
 """Which rule picks this turn's sense, in order: tell apart the boards where a king capture we would
-try works (raid, when ``sense.raid_share`` is set), tell apart the boards where our king is attacked
+try works (raid), tell apart the boards where our king is attacked
 (danger), locate their king when we stand well (king hunt), else the configured selector (by default
 the centre that best serves the move choice, in beliefs of up to 150 boards, and the one leaving the
 fewest boards in larger ones; the cheapest one in panic).

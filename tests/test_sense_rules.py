@@ -100,17 +100,21 @@ def test_decision_rule_weighs_boards_left_when_asked() -> None:
 def test_raid_rule_senses_whether_the_king_capture_works_before_the_danger_rule() -> None:
     """Black after 1. e4 e6 2. d4 d5 3. Nc3 dxe4 4. Nxe4 Bb4+ and a White reply it did not see: Bxe1
     works on the boards where White neither blocked nor moved its king, and our king is attacked on a
-    few (Nd6+, Nf6+). By default, or with ``sense.raid_share`` above Bxe1's share (34 of 41 boards), the
-    danger rule senses, and on some of its results whether Bxe1 works stays a guess; with a share
-    below it the raid rule senses, and whatever it shows, the boards left agree on whether Bxe1 works."""
+    few (Nd6+, Nf6+). With the raid rule off, or with ``sense.raid_share`` above Bxe1's share (34 of 41
+    boards), the danger rule senses, and on some of its results whether Bxe1 works stays a guess; with
+    a share below it (the default, 0.3) the raid rule senses, and whatever it shows, the boards left agree on whether Bxe1 works."""
     boards = after_each_unseen_reply("e4", "e6", "d4", "d5", "Nc3", "dxe4", "Nxe4", "Bb4+")
     works = [chess.Move.from_uci("b4e1") in king_capture_moves(board) for board in boards]
     assert (sum(works), len(boards)) == (34, 41)
     rows = np.stack([encode(b) for b in boards])
     seen = SenseInputs(rows, chess.BLACK, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
     mixed = {}
-    for share, expected_rule in (("0", "danger"), ("0.9", "danger"), ("0.3", "raid")):
-        bot = RbcBot(load_config(None, ["engine.workers=1", f"sense.raid_share={share}"]))
+    for settings, expected_rule in (
+        (["sense.raid_share=0"], "danger"),
+        (["sense.raid_share=0.9"], "danger"),
+        ([], "raid"),  # the default
+    ):
+        bot = RbcBot(load_config(None, ["engine.workers=1", *settings]))
         try:
             bot.handle_game_start(chess.BLACK, boards[0].copy(), "nobody")
             square, rule = SenseRules(bot.config, bot.scorer, bot.rng).choose(seen)
