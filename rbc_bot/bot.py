@@ -78,7 +78,7 @@ def _fallback_move(
 
 
 class RbcBot(Player):
-    """Belief tracking, a sense chosen by rule (danger, king hunt, else the configured selector: by
+    """Belief tracking, a sense chosen by rule (raid, danger, king hunt, else the configured selector: by
     default the centre that best serves the move choice) and the best-worst Stockfish move, within the
     clock."""
 
