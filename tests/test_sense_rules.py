@@ -102,7 +102,8 @@ def test_raid_rule_senses_whether_the_king_capture_works_before_the_danger_rule(
     works on the boards where White neither blocked nor moved its king, and our king is attacked on a
     few (Nd6+, Nf6+). With the raid rule off, or with ``sense.raid_share`` above Bxe1's share (34 of 41
     boards), the danger rule senses, and on some of its results whether Bxe1 works stays a guess; with
-    a share below it (the default, 0.3) the raid rule senses, and whatever it shows, the boards left agree on whether Bxe1 works."""
+    a share below it (the default, 0.3) the raid rule senses, and whatever it shows, the boards left
+    agree on whether Bxe1 works."""
     boards = after_each_unseen_reply("e4", "e6", "d4", "d5", "Nc3", "dxe4", "Nxe4", "Bb4+")
     works = [chess.Move.from_uci("b4e1") in king_capture_moves(board) for board in boards]
     assert (sum(works), len(boards)) == (34, 41)
