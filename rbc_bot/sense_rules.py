@@ -1,8 +1,8 @@
 """Which rule picks this turn's sense, in order: tell apart the boards where a king capture we would
-try works (raid), tell apart the boards where our king is attacked
-(danger), locate their king when we stand well (king hunt), else the configured selector (by default
-the centre that best serves the move choice, in beliefs of up to 150 boards, and the one leaving the
-fewest boards in larger ones; the cheapest one in panic).
+try works (raid), tell apart the boards where our king is attacked (danger), locate their king when
+we stand well (king hunt), else the configured selector (by default the centre that best serves the
+move choice, in beliefs of up to 150 boards, and the one leaving the fewest boards in larger ones;
+the cheapest one in panic).
 
 The rules read the belief and the last move's centipawns, and the decision rule scores candidate
 moves with the engine; RbcBot hands them what they read and records what they chose.
