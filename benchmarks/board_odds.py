@@ -10,7 +10,8 @@ believed ones) and, for every turn on which some believed board has the feature,
 boards that have it against whether the true board did, by share, and the board weight under which
 the weighted shares predict as many true boards with it as happened (for ``king-en-prise``, the
 ``move.blunder_board_weight`` that makes a king capture's share honest). The features:
-``king-en-prise`` (we can capture the enemy king), ``our-king-attacked``, ``piece-hangs`` (we can win
+``king-en-prise`` (we can capture the enemy king), ``our-king-attacked``, ``our-queen-attacked``,
+``piece-hangs`` (we can win
 an enemy piece: it is undefended or a cheaper piece of ours attacks it). With ``--screen`` (rows of
 ``turn_screen.py run`` on that suite) it also sums both sides' losses over the rows where either
 side's move captures the king on some believed board: what a change of when to try a king capture
@@ -30,7 +31,7 @@ import screening
 from turn_screen import load_suite
 
 from rbc_bot.belief_rows import decode
-from rbc_bot.board_sample import our_king_attacked
+from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.engine import king_capture_moves
 from rbc_bot.move import PIECE_VALUES
 
@@ -55,6 +56,7 @@ def piece_hangs(board: chess.Board) -> bool:
 FEATURES: dict[str, Callable[[chess.Board], bool]] = {
     "king-en-prise": lambda board: bool(king_capture_moves(board)),
     "our-king-attacked": our_king_attacked,
+    "our-queen-attacked": our_queen_attacked,
     "piece-hangs": piece_hangs,
 }
 

@@ -37,7 +37,7 @@ from reconchess.utilities import move_actions
 
 from rbc_bot.belief import BeliefTracker, encode
 from rbc_bot.belief_rows import ROW, decode, row_in
-from rbc_bot.board_sample import our_king_attacked
+from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import BotConfig, MoveConfig, load_config
 from rbc_bot.engine import king_capture_moves
@@ -197,7 +197,17 @@ def raid_guess(position: TurnPosition) -> bool:
     return raid is not None and MoveConfig().king_capture_share <= raid[1] < 1
 
 
-WHERE = {"danger": in_danger, "raid": raid_possible, "raid-guess": raid_guess}
+QUEEN_SHARE = 0.1  # the least share of boards with our queen attacked that --where queen keeps
+
+
+def queen_attacked(position: TurnPosition) -> bool:
+    """Whether our queen is attacked on at least ``QUEEN_SHARE`` of the position's believed boards but
+    not all: the turns on which ``sense.queen_share`` at that share senses differently."""
+    attacked = [our_queen_attacked(board) for board in decode(position.rows, position.truth.turn)]
+    return QUEEN_SHARE <= np.mean(attacked) < 1
+
+
+WHERE = {"danger": in_danger, "raid": raid_possible, "raid-guess": raid_guess, "queen": queen_attacked}
 
 
 def run(args: argparse.Namespace) -> None:
@@ -233,7 +243,8 @@ def main() -> None:
     play.add_argument("--where", choices=("all", *WHERE), default="all",
                       help="danger: only where our king is attacked on some believed board; raid: only "
                            "where we can capture the enemy king on some; raid-guess: only where a king "
-                           "capture works on enough of them to be tried, but not on all")  # fmt: skip
+                           "capture works on enough of them to be tried, but not on all; queen: only where "
+                           "our queen is attacked on at least 10 % of them, but not on all")  # fmt: skip
     play.add_argument("--min-believed", type=int, default=0,
                       help="only positions whose belief held at least this many boards")  # fmt: skip
     play.add_argument("--max-believed", type=int, default=0,

@@ -23,6 +23,13 @@ def our_king_attacked(board: chess.Board) -> bool:
     return king is not None and board.is_attacked_by(not board.turn, king)
 
 
+def our_queen_attacked(board: chess.Board) -> bool:
+    """Whether the opponent attacks one of our queens on this board (we are to move): whatever attacks
+    it is worth less, or the queen for the queen, so an attack unanswered usually costs the queen."""
+    them = not board.turn
+    return any(board.is_attacked_by(them, square) for square in board.pieces(chess.QUEEN, board.turn))
+
+
 def check_threat(board: chess.Board) -> bool:
     """Whether the opponent, were it to move now, could check our king with one move: a piece (its
     king too) moving to a square from which it attacks the king (through the pieces standing now:

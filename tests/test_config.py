@@ -40,6 +40,7 @@ def test_defaults_file_then_overrides(tmp_path: Path) -> None:
         ("move.rational_temperature=0", "move.rational_temperature must be > 0"),
         ("sense.decision_attacked_share=2", "sense.decision_attacked_share must be in"),
         ("sense.raid_share=-0.1", "sense.raid_share must be in"),
+        ("sense.queen_share=1.5", "sense.queen_share must be in"),
         ("move.top_k", "is not key=value"),
     ],
 )

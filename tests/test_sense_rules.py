@@ -1,5 +1,5 @@
 """Which sense rule acts (the raid rule before the danger rule when asked; the decision rule only up to
-``sense.decision_max_boards`` believed boards) and what the decision rule weighs
+``sense.decision_max_boards`` believed boards; the queen rule when asked) and what the decision rule weighs
 (``sense.decision_boards_per_point``), with real Stockfish."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import numpy as np
 from reconchess.utilities import move_actions
 
 from rbc_bot.belief import encode
+from rbc_bot.board_sample import our_queen_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
 from rbc_bot.engine import king_capture_moves
@@ -124,3 +125,28 @@ def test_raid_rule_senses_whether_the_king_capture_works_before_the_danger_rule(
         assert rule == expected_rule and square is not None
         mixed[rule] = mixed_after_sense(boards, works, square)
     assert mixed["danger"] > 0 and mixed["raid"] == 0
+
+
+def test_queen_rule_tells_apart_the_boards_where_our_queen_is_attacked_when_asked() -> None:
+    """White after 1. e4 e5 2. Qh5 and a reply it did not see: the queen is attacked on 4 of the 28
+    boards (...Nf6, ...Qg5, ...Qh4, ...g6). With ``sense.queen_share`` at or below that share the queen
+    rule senses, and whatever it shows, the boards left agree on whether the queen is attacked; off
+    (the default) or above the share, the window rule senses and some result leaves them mixed."""
+    boards = after_each_unseen_reply("e4", "e5", "Qh5")
+    attacked = [our_queen_attacked(board) for board in boards]
+    assert (sum(attacked), len(boards)) == (4, 28)
+    rows = np.stack([encode(b) for b in boards])
+    seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
+    for settings, expected_rule in (
+        ([], "window"),  # the default: off
+        (["sense.queen_share=0.2"], "window"),
+        (["sense.queen_share=0.1"], "queen"),
+    ):
+        bot = RbcBot(load_config(None, ["engine.workers=1", "sense.method=window", *settings]))
+        try:
+            bot.handle_game_start(chess.WHITE, boards[0].copy(), "nobody")
+            square, rule = SenseRules(bot.config, bot.scorer, bot.rng).choose(seen)
+        finally:
+            bot.close()
+        assert rule == expected_rule and square is not None
+        assert (mixed_after_sense(boards, attacked, square) == 0) == (rule == "queen")

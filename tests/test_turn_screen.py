@@ -169,6 +169,24 @@ def test_raid_guess_keeps_the_positions_where_a_raid_would_be_tried_but_may_miss
     assert turn_screen.WHERE["raid-guess"] is turn_screen.raid_guess
 
 
+def test_queen_keeps_the_positions_where_our_queen_is_attacked_on_some_boards() -> None:
+    """White to move, its queen on d1; a black rook on d8 attacks it on one board and stands on a8 on
+    the other. One board of two (50 %) or of ten (10 %) is kept by --where queen; one of eleven (9 %)
+    is not, nor a belief where every board attacks the queen."""
+    attacked = chess.Board("3r2k1/8/8/8/8/8/8/3QK3 w - - 0 1")
+    safe = chess.Board("r5k1/8/8/8/8/8/8/3QK3 w - - 0 1")
+
+    def believing(*boards: chess.Board) -> turn_screen.TurnPosition:
+        rows = np.stack([encode(board) for board in boards])
+        return turn_screen.TurnPosition("g.json", 9, boards[0], rows, len(boards), 100.0, 0, 0)
+
+    assert turn_screen.queen_attacked(believing(safe, attacked))
+    assert turn_screen.queen_attacked(believing(attacked, *[safe] * 9))
+    assert not turn_screen.queen_attacked(believing(attacked, *[safe] * 10))
+    assert not turn_screen.queen_attacked(believing(attacked, attacked))
+    assert turn_screen.WHERE["queen"] is turn_screen.queen_attacked
+
+
 def test_board_odds_compares_the_share_of_open_kings_with_the_truth(tmp_path: Path) -> None:
     """Two turns: on one the true board (black king e8 before our rook e1) is one of two believed
     boards allowing the capture; on the other the truth hides its king, and one of its two boards
