@@ -98,6 +98,17 @@ def test_decision_rule_weighs_boards_left_when_asked() -> None:
     assert chosen_left[0] > left.min() and chosen_left[1] == left.min()
 
 
+def chosen_sense(board: chess.Board, seen: SenseInputs, settings: list[str]) -> tuple[int | None, str]:
+    """The square and rule SenseRules picks for ``seen`` in a bot (one engine worker, ``settings``)
+    whose game started from ``board``, with the bot's engines closed afterwards."""
+    bot = RbcBot(load_config(None, ["engine.workers=1", *settings]))
+    try:
+        bot.handle_game_start(seen.color, board.copy(), "nobody")
+        return SenseRules(bot.config, bot.scorer, bot.rng).choose(seen)
+    finally:
+        bot.close()
+
+
 def test_raid_rule_senses_whether_the_king_capture_works_before_the_danger_rule() -> None:
     """Black after 1. e4 e6 2. d4 d5 3. Nc3 dxe4 4. Nxe4 Bb4+ and a White reply it did not see: Bxe1
     works on the boards where White neither blocked nor moved its king, and our king is attacked on a
@@ -116,12 +127,7 @@ def test_raid_rule_senses_whether_the_king_capture_works_before_the_danger_rule(
         (["sense.raid_share=0.9"], "danger"),
         ([], "raid"),  # the default
     ):
-        bot = RbcBot(load_config(None, ["engine.workers=1", *settings]))
-        try:
-            bot.handle_game_start(chess.BLACK, boards[0].copy(), "nobody")
-            square, rule = SenseRules(bot.config, bot.scorer, bot.rng).choose(seen)
-        finally:
-            bot.close()
+        square, rule = chosen_sense(boards[0], seen, settings)
         assert rule == expected_rule and square is not None
         mixed[rule] = mixed_after_sense(boards, works, square)
     assert mixed["danger"] > 0 and mixed["raid"] == 0
@@ -142,11 +148,6 @@ def test_queen_rule_tells_apart_the_boards_where_our_queen_is_attacked_when_aske
         (["sense.queen_share=0.2"], "window"),
         (["sense.queen_share=0.1"], "queen"),
     ):
-        bot = RbcBot(load_config(None, ["engine.workers=1", "sense.method=window", *settings]))
-        try:
-            bot.handle_game_start(chess.WHITE, boards[0].copy(), "nobody")
-            square, rule = SenseRules(bot.config, bot.scorer, bot.rng).choose(seen)
-        finally:
-            bot.close()
+        square, rule = chosen_sense(boards[0], seen, ["sense.method=window", *settings])
         assert rule == expected_rule and square is not None
         assert (mixed_after_sense(boards, attacked, square) == 0) == (rule == "queen")

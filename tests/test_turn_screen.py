@@ -152,16 +152,18 @@ def test_raid_keeps_the_positions_where_we_can_take_the_enemy_king_on_some_board
     assert turn_screen.WHERE["raid"] is turn_screen.raid_possible
 
 
+def believing(*boards: chess.Board) -> turn_screen.TurnPosition:
+    """A turn-9 position believing ``boards``, the first of them the truth."""
+    rows = np.stack([encode(board) for board in boards])
+    return turn_screen.TurnPosition("g.json", 9, boards[0], rows, len(boards), 100.0, 0, 0)
+
+
 def test_raid_guess_keeps_the_positions_where_a_raid_would_be_tried_but_may_miss() -> None:
     """The same two boards: Rxe8 works on one of two (50 %, at least the selector's 30 %), a guess;
     with three more boards where the king hides on d8 it works on one of five (20 %), not tried; with
     the open king alone it works on every board, no guess."""
     open_king = chess.Board("4k3/8/8/8/8/8/8/4RK2 w - - 0 1")
     hidden = chess.Board("3k4/8/8/8/8/8/8/4RK2 w - - 0 1")
-
-    def believing(*boards: chess.Board) -> turn_screen.TurnPosition:
-        rows = np.stack([encode(board) for board in boards])
-        return turn_screen.TurnPosition("g.json", 9, boards[0], rows, len(boards), 100.0, 0, 0)
 
     assert turn_screen.raid_guess(believing(hidden, open_king))
     assert not turn_screen.raid_guess(believing(hidden, open_king, hidden, hidden, hidden))
@@ -175,10 +177,6 @@ def test_queen_keeps_the_positions_where_our_queen_is_attacked_on_some_boards() 
     is not, nor a belief where every board attacks the queen."""
     attacked = chess.Board("3r2k1/8/8/8/8/8/8/3QK3 w - - 0 1")
     safe = chess.Board("r5k1/8/8/8/8/8/8/3QK3 w - - 0 1")
-
-    def believing(*boards: chess.Board) -> turn_screen.TurnPosition:
-        rows = np.stack([encode(board) for board in boards])
-        return turn_screen.TurnPosition("g.json", 9, boards[0], rows, len(boards), 100.0, 0, 0)
 
     assert turn_screen.queen_attacked(believing(safe, attacked))
     assert turn_screen.queen_attacked(believing(attacked, *[safe] * 9))
