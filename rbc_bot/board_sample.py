@@ -2,16 +2,18 @@
 
 A belief of thousands of boards is scored on a sample of a few hundred. Under the worst-board
 ranking a move is only as good as the worst board scored, so the boards that could punish a move
-must be in the sample even when they are rare: the boards where our king is attacked come first, and
-(with ``move.threat_share``) a share of the rest is kept for the boards where the opponent could
-check our king at once, the boards a mate in one hides in. The others are a uniform sample. Each
-sampled board then stands for its tier's boards, so expected scores still weigh the belief.
+must be in the sample even when they are rare: the boards where our king is attacked come first; then
+(with ``move.queen_share``) a share of the rest is kept for the boards where our queen is attacked,
+the boards an unseen quiet move wins it on, and (with ``move.threat_share``) a share for the boards
+where the opponent could check our king at once, the boards a mate in one hides in. The others are a
+uniform sample. Each sampled board then stands for its tier's boards, so expected scores still weigh
+the belief.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import chess
 import numpy as np
@@ -87,47 +89,76 @@ def uniform(boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> 
     return [boards[i] for i in sorted(pick)]
 
 
+def tier_sizes(room: int, first: Sequence[tuple[int, float]], rest: int) -> tuple[list[int], int]:
+    """How many boards to draw from each of the ``first`` tiers (size, share), each at most its share
+    of ``room``, and from the ``rest`` (size) after them; when the rest runs short, the first tiers
+    fill the room left, in order."""
+    taken = [min(size, int(share * room)) for size, share in first]
+    from_rest = min(rest, room - sum(taken))
+    left = room - sum(taken) - from_rest
+    for i, (size, _) in enumerate(first):
+        extra = min(size - taken[i], left)
+        taken[i] += extra
+        left -= extra
+    return taken, from_rest
+
+
 @dataclass
 class Tiers:
     """The believed boards (our side to move) by what they threaten: our king attacked; else, when
-    threats are split out, the opponent could check it at once; the rest (``calm``)."""
+    split out, our queen attacked (``queen``); else, when split out, the opponent could check our king
+    at once (``threatened``); the rest (``calm``)."""
 
     attacked: list[chess.Board]
     threatened: list[chess.Board]
     calm: list[chess.Board]
+    queen: list[chess.Board] = field(default_factory=list)
 
     @classmethod
-    def of(cls, boards: Sequence[chess.Board], split_threats: bool) -> Tiers:
-        """Each board tested once for an attack and, if ``split_threats``, the others for a threat."""
-        attacked: list[chess.Board] = []
-        threatened: list[chess.Board] = []
-        calm: list[chess.Board] = []
+    def of(cls, boards: Sequence[chess.Board], split_threats: bool, split_queen: bool = False) -> Tiers:
+        """Each board tested once for an attack on our king and, if asked, the others for an attack on
+        our queen and then for a check threat."""
+        tiers = cls([], [], [], [])
         for board in boards:
             if our_king_attacked(board):
-                attacked.append(board)
+                tiers.attacked.append(board)
+            elif split_queen and our_queen_attacked(board):
+                tiers.queen.append(board)
             else:
-                (threatened if split_threats and check_threat(board) else calm).append(board)
-        return cls(attacked, threatened, calm)
+                (tiers.threatened if split_threats and check_threat(board) else tiers.calm).append(board)
+        return tiers
 
     @property
     def quiet(self) -> int:
         """The boards where our king is not attacked."""
-        return len(self.threatened) + len(self.calm)
+        return len(self.queen) + len(self.threatened) + len(self.calm)
 
     def sample(
-        self, k: int, threat_share: float, rng: np.random.Generator, most_attacked: int | None = None
+        self,
+        k: int,
+        threat_share: float,
+        rng: np.random.Generator,
+        most_attacked: int | None = None,
+        queen_share: float = 0.0,
     ) -> tuple[list[chess.Board], np.ndarray]:
         """Up to ``k`` boards and how many believed boards each stands for: the attacked boards first
-        (at most ``most_attacked`` of them); then, when not every board fits, up to ``threat_share``
-        of the room left for threatened boards, drawn uniformly; the rest a uniform sample of the calm
-        ones (threatened ones too if those run short)."""
+        (at most ``most_attacked`` of them); then, when not every board fits, up to ``queen_share`` of
+        the room left for boards where our queen is attacked and up to ``threat_share`` for threatened
+        boards, each drawn uniformly; the rest a uniform sample of the calm ones (the others too if
+        those run short)."""
         first = self.attacked[: min(k, len(self.attacked) if most_attacked is None else most_attacked)]
         room = k - len(first)
-        from_calm = min(len(self.calm), room - min(len(self.threatened), int(threat_share * room)))
-        from_threatened = min(len(self.threatened), room - from_calm)
-        chosen = first + uniform(self.threatened, from_threatened, rng) + uniform(self.calm, from_calm, rng)
+        shares = [(len(self.queen), queen_share), (len(self.threatened), threat_share)]
+        (from_queen, from_threatened), from_calm = tier_sizes(room, shares, len(self.calm))
+        chosen = (
+            first
+            + uniform(self.queen, from_queen, rng)
+            + uniform(self.threatened, from_threatened, rng)
+            + uniform(self.calm, from_calm, rng)
+        )
         tiers = [
             (len(self.attacked), len(first)),
+            (len(self.queen), from_queen),
             (len(self.threatened), from_threatened),
             (len(self.calm), from_calm),
         ]

@@ -63,6 +63,7 @@ class MoveConfig:
     max_boards: int = 400  # boards each candidate is scored on at most
     threat_share: float = 0.0  # ... of which up to this share (of the room the attacked leave) where the
     # opponent could check our king at once, when not every board fits (0: a uniform sample)
+    queen_share: float = 0.0  # ... and up to this share of that room where our queen is attacked (0: off)
     min_boards: int = 8  # boards scored however short the time
     consider_pass: bool = True  # the pass is a candidate too
     near_tie: float = 0.0  # candidates this close (expected score) to the best aggregate: best mean wins
@@ -213,6 +214,11 @@ def validate(config: BotConfig) -> None:
         (config.move.quiet_check_bonus >= 0, "move.quiet_check_bonus must be >= 0"),
         (0.0 <= config.move.quiet_check_odds < 1.0, "move.quiet_check_odds must be in [0, 1)"),
         (0.0 <= config.move.threat_share <= 1.0, "move.threat_share must be in [0, 1]"),
+        (0.0 <= config.move.queen_share <= 1.0, "move.queen_share must be in [0, 1]"),
+        (
+            config.move.queen_share + config.move.threat_share <= 1.0,
+            "move.queen_share + threat_share must be <= 1",
+        ),
         (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
         (config.move.king_capture_guard_turns >= 0, "move.king_capture_guard_turns must be >= 0"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),

@@ -166,7 +166,7 @@ def choose_move(
                 return MoveDecision(capture, "king-capture", [], len(boards), 0)
             raid = capture
 
-    tiers = Tiers.of(boards, split_threats=config.threat_share > 0)
+    tiers = Tiers.of(boards, config.threat_share > 0, config.queen_share > 0)
     candidates = propose(tiers, len(boards), legal, captures, scorer, config, budget_seconds, rng)
     bonuses = move_bonuses or {}
     candidates += [m for m, b in bonuses.items() if b > 0 and m not in candidates]
@@ -179,7 +179,9 @@ def choose_move(
     # least the least movetime: more boards than those allow would overrun the budget.
     n_boards = min(config.max_boards, n_boards, scorer.most_searches(0.85 * remaining) // len(candidates))
     n_boards = max(config.min_boards, n_boards)
-    scored_boards, represented = tiers.sample(n_boards, config.threat_share, rng)
+    scored_boards, represented = tiers.sample(
+        n_boards, config.threat_share, rng, queen_share=config.queen_share
+    )
     played = play_out(candidates, scored_boards, config, progress_bonus, bonuses)
     look_share = config.second_look_share if config.second_look > 1 else 0.0
     remaining = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85 * (1 - look_share)
@@ -214,14 +216,17 @@ def propose(
 ) -> list[chess.Move | None]:
     """The candidates: Stockfish's top moves over a sample of boards (attacked boards first, so their
     escapes are proposed, up to ``proposal_attacked_share`` of the sample when there are others: a
-    rare threat must not leave only king moves to choose from; then, with ``threat_share``, boards
-    where the opponent could check our king at once, so the moves that parry a mate in one are
-    proposed), the king captures too rare to take
+    rare threat must not leave only king moves to choose from; then, with ``queen_share``, boards
+    where our queen is attacked, so its escapes are proposed, and with ``threat_share``, boards where
+    the opponent could check our king at once, so the moves that parry a mate in one are proposed),
+    the king captures too rare to take
     blindly, the quiet checks (which the engine rarely proposes: it assumes the opponent sees them)
     and the pass."""
     k = max(8, config.max_candidates)
     from_attacked = k if not tiers.quiet else max(1, int(k * config.proposal_attacked_share))
-    proposal_boards, _ = tiers.sample(k, config.threat_share, rng, most_attacked=from_attacked)
+    proposal_boards, _ = tiers.sample(
+        k, config.threat_share, rng, most_attacked=from_attacked, queen_share=config.queen_share
+    )
     votes: Counter[chess.Move | None] = Counter()
     top_k = config.top_k if n_boards > 8 else max(config.top_k, 8)  # few boards: widen the search
     for board_moves in scorer.top_moves(proposal_boards, top_k, budget_seconds * config.proposal_share):
@@ -360,7 +365,7 @@ def candidate_values(
     what a sense that serves the move compares (rbc_bot.sense.decision_square)."""
     started = time.perf_counter()
     captures = king_captures(boards, legal)
-    tiers = Tiers.of(boards, split_threats=config.threat_share > 0)
+    tiers = Tiers.of(boards, config.threat_share > 0, config.queen_share > 0)
     candidates = propose(tiers, len(boards), legal, captures, scorer, config, budget_seconds, rng)
     played = play_out(candidates, boards, config, 0.0)
     remaining = max(0.0, budget_seconds - (time.perf_counter() - started))

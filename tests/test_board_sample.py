@@ -1,6 +1,8 @@
-"""The move selector's scored sample: check threats against move generation, the threat tier, and a
-real position (TroutBot, seed 304, session 18) where the one believed board in 546 on which the
-opponent mates in one was left out of a uniform sample of 211 and the game was lost."""
+"""The move selector's scored sample: check threats against move generation, the threat and queen
+tiers, a real position (TroutBot, seed 304, session 18) where the one believed board in 546 on which
+the opponent mates in one was left out of a uniform sample of 211 and the game was lost, and the
+pattern of StrangeFish's wins (session 24's loss analysis) where an unseen quiet move attacked our
+queen on a few boards the sample left out."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ import pytest
 from board_sets import rbc_boards
 from reconchess.utilities import move_actions
 
-from rbc_bot.board_sample import Tiers, check_threat, our_king_attacked
+from rbc_bot.board_sample import Tiers, check_threat, our_king_attacked, our_queen_attacked
 from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.move import choose_move
@@ -87,6 +89,63 @@ def test_the_threat_tier_keeps_the_rare_threatened_boards_and_the_weights_add_up
     many = Tiers.of([quiet] * 300 + [threat] * 300, split_threats=True)
     chosen, weights = many.sample(100, 0.5, np.random.default_rng(0))
     assert chosen.count(threat) == 50 and weights.sum() == pytest.approx(600)
+
+
+def test_the_queen_tier_keeps_the_rare_boards_where_our_queen_is_attacked() -> None:
+    """Queen boards first (up to their share of the room), then threatened ones, then calm ones; the
+    weights still add up to the believed boards; off, the queen boards are calm ones."""
+    queen, threat, quiet = QUEEN_ATTACKED, chess.Board(MATE_THREAT), chess.Board(QUIET)
+    assert our_queen_attacked(queen) and not our_queen_attacked(threat) and not our_queen_attacked(quiet)
+    boards = [quiet] * 500 + [threat] * 30 + [queen] * 20
+    tiers = Tiers.of(boards, split_threats=True, split_queen=True)
+    assert (len(tiers.attacked), len(tiers.queen), len(tiers.threatened), len(tiers.calm)) == (0, 20, 30, 500)
+    chosen, weights = tiers.sample(100, 0.2, np.random.default_rng(0), queen_share=0.1)
+    assert chosen[:10] == [queen] * 10 and chosen[10:30] == [threat] * 20 and quiet not in chosen[:30]
+    assert len(chosen) == 100 and weights.sum() == pytest.approx(550) and weights[0] == 2.0
+    plain = Tiers.of(boards, split_threats=True)  # Bb5+ is possible on the queen boards: threatened ones
+    assert (len(plain.queen), len(plain.threatened), len(plain.calm)) == (0, 50, 500)
+    few_calm = Tiers.of([quiet] * 5 + [queen] * 50, split_threats=False, split_queen=True)
+    chosen, weights = few_calm.sample(40, 0.0, np.random.default_rng(0), queen_share=0.25)
+    assert chosen.count(queen) == 35 and chosen.count(quiet) == 5, "the queen boards fill what calm leaves"
+    assert weights.sum() == pytest.approx(55)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_the_one_board_where_our_queen_is_attacked_decides_the_move(seed: int) -> None:
+    """Black after 1. e4 e6 2. d4 d5 3. e5 c5 4. Nc3 Qb6 and an unseen 5. Na4, which attacks the queen,
+    among 199 boards where White played 5. Nf3: with ``move.queen_share`` the sample of 40 holds the
+    true board and the queen steps away; without it the sample (here) leaves it out and the queen
+    stays where Nxb6 takes it, as in the losses of session 24's analysis."""
+    boards = [QUEEN_ATTACKED] + [after_moves("e4", "e6", "d4", "d5", "e5", "c5", "Nc3", "Qb6", "Nf3")] * 199
+    legal = move_actions(QUEEN_ATTACKED)
+    hung = {}
+    for share in (0.0, 0.25):
+        config = MoveConfig(max_boards=40, min_boards=40, queen_share=share)
+        with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
+            scorer = Scorer(pool, EngineConfig(depth=6, max_depth=6))
+            decision = choose_move(boards, legal, scorer, config, 10.0, np.random.default_rng(seed))
+        assert decision.boards_scored == 40
+        played = QUEEN_ATTACKED.copy()
+        played.push(decision.move or chess.Move.null())
+        hung[share] = our_queen_attacked_after(played)
+    assert hung == {0.0: True, 0.25: False}
+
+
+def after_moves(*sans: str) -> chess.Board:
+    """The board after these moves (SAN) from the start."""
+    board = chess.Board()
+    for san in sans:
+        board.push_san(san)
+    return board
+
+
+def our_queen_attacked_after(board: chess.Board) -> bool:
+    """Whether the side that just moved left a queen the side to move attacks."""
+    mover = not board.turn
+    return any(board.is_attacked_by(board.turn, square) for square in board.pieces(chess.QUEEN, mover))
+
+
+QUEEN_ATTACKED = after_moves("e4", "e6", "d4", "d5", "e5", "c5", "Nc3", "Qb6", "Na4")
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -41,12 +41,20 @@ def test_defaults_file_then_overrides(tmp_path: Path) -> None:
         ("sense.decision_attacked_share=2", "sense.decision_attacked_share must be in"),
         ("sense.raid_share=-0.1", "sense.raid_share must be in"),
         ("sense.queen_share=1.5", "sense.queen_share must be in"),
+        ("move.queen_share=-0.1", "move.queen_share must be in"),
         ("move.top_k", "is not key=value"),
     ],
 )
 def test_bad_overrides_name_the_key(override: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         load_config(None, [override])
+
+
+def test_the_move_samples_shares_cannot_ask_for_more_than_the_room() -> None:
+    """The queen and threat tiers each take up to their share of the same room."""
+    assert load_config(None, ["move.queen_share=0.4", "move.threat_share=0.6"]).move.queen_share == 0.4
+    with pytest.raises(ValueError, match=re.escape("move.queen_share + threat_share must be <= 1")):
+        load_config(None, ["move.queen_share=0.5", "move.threat_share=0.6"])
 
 
 def test_bad_files_are_clear_errors(tmp_path: Path) -> None:
