@@ -207,7 +207,20 @@ def queen_attacked(position: TurnPosition) -> bool:
     return QUEEN_SHARE <= np.mean(attacked) < 1
 
 
-WHERE = {"danger": in_danger, "raid": raid_possible, "raid-guess": raid_guess, "queen": queen_attacked}
+def queen_attacked_somewhere(position: TurnPosition) -> bool:
+    """Whether our queen is attacked on some of the position's believed boards but not all: the turns
+    on which ``move.queen_share`` can change the boards the move is scored on."""
+    attacked = [our_queen_attacked(board) for board in decode(position.rows, position.truth.turn)]
+    return 0 < np.mean(attacked) < 1
+
+
+WHERE = {
+    "danger": in_danger,
+    "raid": raid_possible,
+    "raid-guess": raid_guess,
+    "queen": queen_attacked,
+    "queen-some": queen_attacked_somewhere,
+}
 
 
 def run(args: argparse.Namespace) -> None:
@@ -244,7 +257,8 @@ def main() -> None:
                       help="danger: only where our king is attacked on some believed board; raid: only "
                            "where we can capture the enemy king on some; raid-guess: only where a king "
                            "capture works on enough of them to be tried, but not on all; queen: only where "
-                           "our queen is attacked on at least 10 % of them, but not on all")  # fmt: skip
+                           "our queen is attacked on at least 10 % of them, but not on all; queen-some: "
+                           "where it is attacked on some of them, but not on all")  # fmt: skip
     play.add_argument("--min-believed", type=int, default=0,
                       help="only positions whose belief held at least this many boards")  # fmt: skip
     play.add_argument("--max-believed", type=int, default=0,

@@ -174,7 +174,8 @@ def test_raid_guess_keeps_the_positions_where_a_raid_would_be_tried_but_may_miss
 def test_queen_keeps_the_positions_where_our_queen_is_attacked_on_some_boards() -> None:
     """White to move, its queen on d1; a black rook on d8 attacks it on one board and stands on a8 on
     the other. One board of two (50 %) or of ten (10 %) is kept by --where queen; one of eleven (9 %)
-    is not, nor a belief where every board attacks the queen."""
+    is not, nor a belief where every board attacks the queen. --where queen-some keeps any share but
+    none and all."""
     attacked = chess.Board("3r2k1/8/8/8/8/8/8/3QK3 w - - 0 1")
     safe = chess.Board("r5k1/8/8/8/8/8/8/3QK3 w - - 0 1")
 
@@ -183,6 +184,10 @@ def test_queen_keeps_the_positions_where_our_queen_is_attacked_on_some_boards() 
     assert not turn_screen.queen_attacked(believing(attacked, *[safe] * 10))
     assert not turn_screen.queen_attacked(believing(attacked, attacked))
     assert turn_screen.WHERE["queen"] is turn_screen.queen_attacked
+    assert turn_screen.queen_attacked_somewhere(believing(attacked, *[safe] * 10))
+    assert not turn_screen.queen_attacked_somewhere(believing(attacked, attacked))
+    assert not turn_screen.queen_attacked_somewhere(believing(safe, safe))
+    assert turn_screen.WHERE["queen-some"] is turn_screen.queen_attacked_somewhere
 
 
 def test_board_odds_compares_the_share_of_open_kings_with_the_truth(tmp_path: Path) -> None:
