@@ -189,12 +189,14 @@ class RbcBot(Player):
         # belief it would be requested turn after turn, a pass in disguise.
         actions = [m for m in move_actions if m != self._futile] or list(move_actions)
         decision = choose_move(
-            boards, actions, self.scorer, config, move_seconds, self.rng, self._progress_bonus(),
+            boards, actions, self.scorer, config, move_seconds, self.rng, self.progress_bonus(),
             self._opening_bonuses(actions),
         )  # fmt: skip
         move = decision.move if decision.move in set(move_actions) else None
         if decision.candidates:
-            self._last_mean, self._last_worst = decision.candidates[0].mean, decision.candidates[0].worst
+            best = decision.candidates[0]
+            self._last_mean = best.standing if config.clipped_standing else best.mean
+            self._last_worst = best.worst
         self._record_move(decision, move, seconds_left, started, calls, restarts)
         self._move_seconds = time.perf_counter() - started
         return move
@@ -301,7 +303,7 @@ class RbcBot(Player):
             set(actions), queens,
         )  # fmt: skip
 
-    def _progress_bonus(self) -> float:
+    def progress_bonus(self) -> float:
         """Centipawns for a pawn move or a capture when the 100-ply draw rule nears and we stand well."""
         plies = self.plies_without_progress
         if plies < PROGRESS_AFTER_PLIES or self._last_mean < 0:
@@ -339,6 +341,7 @@ class RbcBot(Player):
                     "move": c.move.uci() if c.move else None,
                     "worst": round(c.worst, 1),
                     "mean": round(c.mean, 1),
+                    "standing": round(c.standing, 1),
                 }
                 for c in decision.candidates[:12]
             ],

@@ -79,6 +79,8 @@ class MoveConfig:
     quiet_check_bonus: float = 100.0  # centipawns for a check without capture: unseen, it wins next turn
     quiet_check_odds: float = 0.0  # chance such a check wins at once; if set, instead of the bonus its
     # expected score p on a board becomes odds + (1 - odds) p
+    clipped_standing: bool = False  # judge how well we stand (the progress bonus, the king hunt) on the
+    # chosen move's mean with each board clipped to +-4,000 centipawns, as the expected score clips
     opening_turns: int = 0  # turns during which the opening plan is preferred (0: no plan)
     opening_bonus: float = 40.0  # centipawns on every board for a move of the opening plan
     opening_queen_penalty: float = 60.0  # centipawns off every board for a queen move in the opening

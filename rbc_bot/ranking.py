@@ -21,12 +21,16 @@ class Candidate:
     mean: float
     score: float  # the aggregate the choice is made on
     king_losses: int = 0  # scored boards on which the opponent can then capture our king
+    standing: float = 0.0  # the mean with each board's centipawns clipped as ``win_probability`` clips
+
+
+CP_CLIP = 4000.0  # centipawns past which a board counts as won or lost: a captured king (30,000) no more
 
 
 def win_probability(cp: np.ndarray) -> np.ndarray:
     """Expected score from centipawns (logistic: 400 cp is 10:1 odds). Aggregating these rather than raw
     centipawns keeps a mate on one board (+20,000) from outweighing a lost queen on three others."""
-    return 1.0 / (1.0 + np.power(10.0, -np.clip(cp, -4000.0, 4000.0) / 400.0))
+    return 1.0 / (1.0 + np.power(10.0, -np.clip(cp, -CP_CLIP, CP_CLIP) / 400.0))
 
 
 def with_check_odds(cp: np.ndarray, odds: float) -> np.ndarray:
@@ -78,6 +82,13 @@ def aggregate(
     if method == "rational":
         return rational_mean(p, w, temperature)
     raise ValueError(f"unknown aggregate {method!r} (min, mean, mix, regret, tail, rational)")
+
+
+def clipped_mean(cp: np.ndarray) -> float:
+    """The mean of ``cp`` with each board clipped to +-``CP_CLIP``: how well a move stands over the
+    boards, where one board in ten on which a king can be captured (+-30,000) would set the plain mean
+    by itself, whichever way it falls."""
+    return float(np.clip(cp, -CP_CLIP, CP_CLIP).mean())
 
 
 def rational_mean(p: np.ndarray, weights: np.ndarray, temperature: float) -> np.ndarray:
@@ -148,7 +159,7 @@ def rank(
         config.rational_temperature,
     )
     ranked = [
-        Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost))
+        Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost), clipped_mean(row))
         for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)
     ]
     ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
