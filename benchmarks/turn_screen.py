@@ -200,18 +200,21 @@ def raid_guess(position: TurnPosition) -> bool:
 QUEEN_SHARE = 0.1  # the least share of boards with our queen attacked that --where queen keeps
 
 
+def queen_attacked_share(position: TurnPosition) -> float:
+    """The share of the position's believed boards on which our queen is attacked."""
+    return float(np.mean([our_queen_attacked(board) for board in decode(position.rows, position.truth.turn)]))
+
+
 def queen_attacked(position: TurnPosition) -> bool:
     """Whether our queen is attacked on at least ``QUEEN_SHARE`` of the position's believed boards but
     not all: the turns on which ``sense.queen_share`` at that share senses differently."""
-    attacked = [our_queen_attacked(board) for board in decode(position.rows, position.truth.turn)]
-    return QUEEN_SHARE <= np.mean(attacked) < 1
+    return QUEEN_SHARE <= queen_attacked_share(position) < 1
 
 
 def queen_attacked_somewhere(position: TurnPosition) -> bool:
     """Whether our queen is attacked on some of the position's believed boards but not all: the turns
     on which ``move.queen_share`` can change the boards the move is scored on."""
-    attacked = [our_queen_attacked(board) for board in decode(position.rows, position.truth.turn)]
-    return 0 < np.mean(attacked) < 1
+    return 0 < queen_attacked_share(position) < 1
 
 
 WHERE = {
