@@ -3,7 +3,8 @@
 Usage:
   python benchmarks/decisions.py extract GAME_OR_RUN_DIR ... --out SUITE.jsonl.gz [--boards 400]
   python benchmarks/decisions.py run SUITE.jsonl.gz [--base-set KEY=VALUE ...] --candidate-set KEY=VALUE
-      [--sample N] [--seed 0] [--seconds S] [--judge-nodes 100000] [--out RESULTS.jsonl]
+      [--sample N] [--seed 0] [--seconds S] [--judge-nodes 100000] [--fixed NODES/BOARDS]
+      [--out RESULTS.jsonl]
 
 Why: a match against StrangeFish is ~5 minutes a game on 2 cores, and 20 games cannot tell a 5-point
 change from none. This screen replays the decisions instead. ``extract`` re-runs our belief tracker
@@ -32,7 +33,7 @@ import screening
 from reconchess.utilities import move_actions
 
 from rbc_bot.belief import BeliefTracker
-from rbc_bot.config import BotConfig, load_config
+from rbc_bot.config import BotConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.move import choose_move
 from rbc_bot.opening import opening_bonuses
@@ -156,8 +157,8 @@ def run(args: argparse.Namespace) -> None:
     if not args.candidate_time > 0:
         raise ValueError(f"--candidate-time must be positive, not {args.candidate_time}")
     suite = load_suite(args.suite, args.sample, args.seed, args.part)
-    base = Chooser(load_config(None, args.base_set))
-    candidate = Chooser(load_config(None, args.candidate_set))
+    base_config, candidate_config = screening.configs(args)
+    base, candidate = Chooser(base_config), Chooser(candidate_config)
 
     def both(judge: Searcher, out: TextIO | None) -> list[tuple[float, float]]:
         return compare(suite, base, candidate, judge, args.seconds, out, args.candidate_time)

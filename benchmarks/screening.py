@@ -20,6 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rbc_bot.belief import BeliefTracker
+from rbc_bot.config import BotConfig, load_config
 from rbc_bot.ranking import win_probability
 from rbc_bot.replay.judge import BoardJudgement, Searcher
 from rbc_bot.replay.load import ReplayError, load_game
@@ -181,8 +182,41 @@ def command_line(
     play.add_argument("--part", type=part_of, default=(0, 1), metavar="K/N",
                       help="every N-th position of the sample from the K-th (N side by side)")  # fmt: skip
     play.add_argument("--judge-nodes", type=int, default=100_000)
+    play.add_argument("--fixed", type=fixed_of, default=None, metavar="NODES/BOARDS",
+                      help="both configurations search NODES nodes a position, single-threaded, on "
+                      "exactly BOARDS boards a candidate: only the change moves a decision")  # fmt: skip
     play.add_argument("--out", type=Path, help="one JSON line per position")
     return parser, make, play
+
+
+def fixed_of(text: str) -> tuple[int, int]:
+    """``--fixed NODES/BOARDS``, both at least 1."""
+    try:
+        nodes, boards = (int(value) for value in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected NODES/BOARDS, e.g. 3000/60, not {text!r}") from None
+    if nodes < 1 or boards < 1:
+        raise argparse.ArgumentTypeError(f"NODES and BOARDS must be at least 1, not {text!r}")
+    return nodes, boards
+
+
+def fixed_settings(fixed: tuple[int, int] | None) -> list[str]:
+    """The settings that make a configuration's decisions a function of its input alone: node-limited
+    single-threaded searches and a fixed number of boards scored per candidate. Why: with timed
+    searches the same configuration chooses another move on about half the positions, a noise as large
+    as any single change's effect; a screen run with these on both sides differs only where the
+    change acts. Put before each side's own settings, which may override them."""
+    if fixed is None:
+        return []
+    nodes, boards = fixed
+    return ["engine.workers=1", "engine.deterministic=true", f"engine.nodes={nodes}",
+            f"move.min_boards={boards}", f"move.max_boards={boards}"]  # fmt: skip
+
+
+def configs(args: argparse.Namespace) -> tuple[BotConfig, BotConfig]:
+    """The base's and the candidate's configurations from ``run``'s options."""
+    same = fixed_settings(args.fixed)
+    return load_config(None, same + args.base_set), load_config(None, same + args.candidate_set)
 
 
 def run_command(name: str, action: Callable[[], None]) -> None:

@@ -5,7 +5,7 @@ Usage:
   python benchmarks/turn_screen.py extract GAME_OR_RUN_DIR ... --out SUITE.jsonl.gz [--boards 2000]
       [--every 1]
   python benchmarks/turn_screen.py run SUITE.jsonl.gz [--base-set KEY=VALUE ...] --candidate-set KEY=VALUE
-      [--sample N] [--seed 0] [--judge-nodes 100000] [--out RESULTS.jsonl]
+      [--sample N] [--seed 0] [--judge-nodes 100000] [--fixed NODES/BOARDS] [--out RESULTS.jsonl]
 
 Why: ``benchmarks/decisions.py`` screens the move selector on the boards believed after the sense, so
 a change of the sense (which boards survive to be weighed) is invisible to it. This screen starts a
@@ -39,7 +39,7 @@ from rbc_bot.belief import BeliefTracker, encode
 from rbc_bot.belief_rows import ROW, decode, row_in
 from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.bot import RbcBot
-from rbc_bot.config import BotConfig, MoveConfig, load_config
+from rbc_bot.config import BotConfig, MoveConfig
 from rbc_bot.engine import king_capture_moves
 from rbc_bot.move import likeliest_raid
 from rbc_bot.notation import square_name
@@ -231,8 +231,8 @@ def run(args: argparse.Namespace) -> None:
     if args.where in WHERE:
         suite = [position for position in suite if WHERE[args.where](position)]
     suite = [p for p in suite if args.min_believed <= p.believed <= (args.max_believed or p.believed)]
-    base = TurnPlayer(load_config(None, args.base_set), args.increment)
-    candidate = TurnPlayer(load_config(None, args.candidate_set), args.increment)
+    base_config, candidate_config = screening.configs(args)
+    base, candidate = TurnPlayer(base_config, args.increment), TurnPlayer(candidate_config, args.increment)
 
     def both(judge: Searcher, out: TextIO | None) -> list[tuple[float, float]]:
         return compare(suite, base, candidate, judge, out)

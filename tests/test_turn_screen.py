@@ -71,8 +71,7 @@ def test_equal_configurations_play_each_turn_alike_with_legal_senses_and_moves(t
     positions = {(p.game, p.turn): p for p in turn_screen.load_suite(suite)}
     every = turn_screen.positions_of(KEPT_GAME, boards=40, seed=0)
     assert [p.turn for p in positions.values()] == [p.turn for p in every[::4]]
-    same = ["engine.nodes=300", "engine.workers=1", "engine.deterministic=true", "move.max_candidates=4"]
-    flags = [f"--{side}-set={s}" for side in ("base", "candidate") for s in same]
+    flags = ["--fixed", "300/8", "--base-set=move.max_candidates=4", "--candidate-set=move.max_candidates=4"]
     done = subprocess.run(
         [sys.executable, str(SCRIPT), "run", str(suite), "--sample", "2", "--judge-nodes", "2000",
          "--out", str(tmp_path / "rows.jsonl"), *flags],
@@ -110,6 +109,22 @@ def test_bad_input_is_one_line_on_stderr(tmp_path: Path) -> None:
         done = subprocess.run(command, capture_output=True, text=True, check=False)
         assert done.returncode == 1 and done.stdout == "" and says in done.stderr
         assert done.stderr.startswith("turn_screen.py: error: ") and done.stderr.count("\n") == 1
+
+
+def test_fixed_puts_node_limits_and_a_board_count_under_both_sides_own_settings() -> None:
+    parser = screening.command_line("screen", "extract", 10)[0]
+    args = parser.parse_args(["run", "s.gz", "--fixed", "500/12", "--candidate-set", "move.max_boards=20"])
+    base, candidate = screening.configs(args)
+    for config in (base, candidate):
+        assert (config.engine.nodes, config.engine.workers, config.engine.deterministic) == (500, 1, True)
+        assert config.move.min_boards == 12
+    assert (base.move.max_boards, candidate.move.max_boards) == (12, 20)
+    timed = screening.configs(parser.parse_args(["run", "s.gz"]))[0]
+    assert timed.engine.nodes is None and not timed.engine.deterministic
+    for bad in ("500", "0/12", "500/x"):
+        command = [sys.executable, str(SCRIPT), "run", "s.gz", "--fixed", bad]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        assert done.returncode == 2 and "--fixed" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_parts_of_a_sample_share_it_out_without_overlap(tmp_path: Path) -> None:
