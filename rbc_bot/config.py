@@ -79,6 +79,8 @@ class MoveConfig:
     quiet_check_bonus: float = 100.0  # centipawns for a check without capture: unseen, it wins next turn
     quiet_check_odds: float = 0.0  # chance such a check wins at once; if set, instead of the bonus its
     # expected score p on a board becomes odds + (1 - odds) p
+    score_curve: Literal["logistic", "measured"] = "logistic"  # centipawns to expected score: 400 cp
+    # for 10:1 odds, or our measured score against StrangeFish (flat near level, steep past +-400 cp)
     clipped_standing: bool = False  # judge how well we stand (the progress bonus, the king hunt) on the
     # chosen move's mean with each board clipped to +-4,000 centipawns, as the expected score clips
     opening_turns: int = 0  # turns during which the opening plan is preferred (0: no plan)

@@ -30,6 +30,7 @@ from rbc_bot.ranking import (
     Candidate,
     board_likelihoods,
     capture_share,
+    on_curve,
     rank,
     win_probability,
     with_check_odds,
@@ -197,7 +198,8 @@ def choose_move(
         look = SecondLook(candidates, scored_boards, scores, weights)
         ranked = look.rerank(ranked, scorer, config, left, progress_bonus, bonuses)
     move, reason = ranked[0].move, "best-worst"
-    if raid is not None and worth_raiding(scores, candidates.index(raid), candidates.index(move), weights):
+    curved = on_curve(scores, config.score_curve)
+    if raid is not None and worth_raiding(curved, candidates.index(raid), candidates.index(move), weights):
         move, reason = raid, "king-capture"
     return MoveDecision(
         move, reason, ranked, len(scored_boards), len(played.children), depth, len(tiers.threatened)
@@ -371,4 +373,4 @@ def candidate_values(
     remaining = max(0.0, budget_seconds - (time.perf_counter() - started))
     depth = scorer.plan_depth(len(played.children), remaining)
     child_scores = -np.asarray(scorer.evaluate(played.children, depth, remaining), dtype=np.float64)
-    return win_probability(played.scores(child_scores))
+    return win_probability(on_curve(played.scores(child_scores), config.score_curve))

@@ -33,6 +33,27 @@ def win_probability(cp: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.power(10.0, -np.clip(cp, -CP_CLIP, CP_CLIP) / 400.0))
 
 
+# Our score against StrangeFish by the chosen move's mean (session 26: 4,123 turns of 141 games of the
+# default's rows; docs/strength-log.md), smoothed to rise monotonically: flat from -300 to +300 cp,
+# steep beyond. The logistic puts a move 50 cp better when level at +0.036 and a lost queen at -0.49;
+# here they are +0.013 and -0.6, so a rare hang costs what it costs in these games.
+MEASURED_CP = np.array([-CP_CLIP, -1500.0, -800.0, -600.0, -300.0, 0.0, 300.0, 600.0, 1200.0, CP_CLIP])
+MEASURED_SCORE = np.array([0.0, 0.02, 0.10, 0.28, 0.60, 0.66, 0.74, 0.87, 0.95, 1.0])
+
+
+def on_curve(cp: np.ndarray, curve: str) -> np.ndarray:
+    """Centipawns re-expressed so that ``win_probability`` of them is the expected score under
+    ``curve``: ``logistic`` leaves them as they are, ``measured`` maps them through our measured score
+    against StrangeFish (``MEASURED_SCORE``). Re-expressing keeps every aggregate as it is; what counts
+    as a lost king (``rank``'s king losses) is read from the plain centipawns."""
+    if curve == "logistic":
+        return cp
+    if curve != "measured":
+        raise ValueError(f"unknown score curve {curve!r} (logistic, measured)")
+    p = np.clip(np.interp(cp, MEASURED_CP, MEASURED_SCORE), 1e-9, 1.0 - 1e-9)
+    return 400.0 * np.log10(p / (1.0 - p))
+
+
 def with_check_odds(cp: np.ndarray, odds: float) -> np.ndarray:
     """Centipawns of positions our quiet check reached, if it wins at once with chance ``odds`` (the
     opponent, told nothing, leaves its king capturable) and is otherwise worth ``cp``: the expected
@@ -150,8 +171,9 @@ def rank(
     if stand_for is not None:
         believed = stand_for if board_weights is None else board_weights * stand_for
     rational = config.aggregate == "rational"
+    curved = on_curve(scores, config.score_curve)
     values = aggregate(
-        scores,
+        curved,
         config.aggregate,
         config.mix_min_weight,
         believed if rational else board_weights,
@@ -164,9 +186,9 @@ def rank(
     ]
     ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
     if config.king_risk == "expected" and ranked and ranked[0].king_losses > 0:
-        return king_risk_ranking(ranked, candidates, scores, believed)
+        return king_risk_ranking(ranked, candidates, curved, believed)
     if config.near_tie > 0 and len(ranked) > 1:
-        expected = dict(zip(candidates, aggregate(scores, "mean", 0.0, board_weights), strict=True))
+        expected = dict(zip(candidates, aggregate(curved, "mean", 0.0, board_weights), strict=True))
         top = ranked[0]
         tied = (c for c in ranked if c.king_losses == top.king_losses)
         near = [c for c in tied if top.score - c.score <= config.near_tie]

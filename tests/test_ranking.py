@@ -14,6 +14,7 @@ from rbc_bot.ranking import (
     aggregate,
     board_likelihoods,
     capture_share,
+    on_curve,
     rank,
     win_probability,
     with_check_odds,
@@ -221,3 +222,29 @@ def test_check_odds_are_worth_most_where_we_stand_worst() -> None:
     gains = valued[1:4] - cp[1:4]
     assert gains[0] > 500 > gains[1] > 50 > gains[2] > 0
     assert np.array_equal(with_check_odds(cp, 0.0), cp)
+
+
+def test_the_measured_curve_is_flat_near_level_and_steep_past_it() -> None:
+    """The logistic leaves centipawns alone; the measured curve gives our measured scores at its points
+    (0 cp: 0.66, -300: 0.60, +600: 0.87), rises with the centipawns and gives a lost king nothing."""
+    cp = np.array([-30_000.0, -300.0, 0.0, 600.0])
+    assert (on_curve(cp, "logistic") == cp).all()
+    scores = win_probability(on_curve(cp, "measured"))
+    assert scores[0] < 1e-6 and scores[1:] == pytest.approx([0.60, 0.66, 0.87])
+    grid = np.linspace(-5_000.0, 5_000.0, 201)
+    assert (np.diff(win_probability(on_curve(grid, "measured"))) >= 0).all()
+    with pytest.raises(ValueError, match="unknown score curve"):
+        on_curve(cp, "steep")
+
+
+def test_under_the_measured_curve_a_rare_queen_hang_outweighs_a_small_gain() -> None:
+    """Twenty boards: one move stands 50 cp better on 19 and hangs the queen (-900) on the other, the
+    second stands level on all. Averaged on the logistic the hang is worth its risk (0.54 against
+    0.50); on the measured curve, where 50 cp near level buys little, it is not."""
+    risky = np.array([50.0] * 19 + [-900.0])
+    scores = np.stack([risky, np.zeros(20)])
+    moves = [chess.Move.from_uci("d1h5"), chess.Move.from_uci("g1f3")]
+    logistic = rank(moves, scores, MoveConfig(aggregate="mean"))
+    measured = rank(moves, scores, MoveConfig(aggregate="mean", score_curve="measured"))
+    assert logistic[0].move == moves[0] and measured[0].move == moves[1]
+    assert measured[1].mean == pytest.approx(risky.mean())  # the logged mean stays in centipawns
