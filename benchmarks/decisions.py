@@ -127,16 +127,17 @@ class Chooser:
 
 def compare(suite: list[Position], base: Chooser, candidate: Chooser, judge: Searcher,
             seconds: float | None, out: TextIO | None,
-            candidate_scale: float = 1.0) -> list[tuple[float, float]]:  # fmt: skip
-    """Each position's (base loss, candidate loss), base and candidate deciding in turn; the candidate
-    gets ``candidate_scale`` times the base's budget (what more time per move is worth)."""
+            candidate_scale: float = 1.0, curve: str = "logistic") -> list[tuple[float, float]]:  # fmt: skip
+    """Each position's (base loss, candidate loss) under ``curve``, base and candidate deciding in
+    turn; the candidate gets ``candidate_scale`` times the base's budget (what more time per move is
+    worth)."""
     losses: list[tuple[float, float]] = []
     for index, position in enumerate(suite):
         budget = seconds or position.seconds or 2.0
         budgets = (budget, budget * candidate_scale)
         moves = [c.choose(position, b, seed=index) for c, b in zip((base, candidate), budgets, strict=True)]
-        pair = screening.judge_pair(judge, position.truth, moves)
-        losses.append(pair)
+        judged = screening.judge_pair(judge, position.truth, moves)
+        losses.append(judged[curve])
         row = {
             "game": position.game,
             "turn": position.turn,
@@ -145,8 +146,7 @@ def compare(suite: list[Position], base: Chooser, candidate: Chooser, judge: Sea
             "candidate_seconds": budgets[1],
             "base": screening.uci(moves[0]),
             "candidate": screening.uci(moves[1]),
-            "base_loss": pair[0],
-            "candidate_loss": pair[1],
+            **screening.loss_fields(judged),
         }
         if out is not None:
             print(json.dumps(row), file=out, flush=True)
@@ -161,7 +161,9 @@ def run(args: argparse.Namespace) -> None:
     base, candidate = Chooser(base_config), Chooser(candidate_config)
 
     def both(judge: Searcher, out: TextIO | None) -> list[tuple[float, float]]:
-        return compare(suite, base, candidate, judge, args.seconds, out, args.candidate_time)
+        return compare(
+            suite, base, candidate, judge, args.seconds, out, args.candidate_time, args.judge_curve
+        )
 
     screening.screen((base, candidate), both, args.judge_nodes, args.out)
 

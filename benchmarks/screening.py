@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rbc_bot.belief import BeliefTracker
 from rbc_bot.config import BotConfig, load_config
-from rbc_bot.ranking import win_probability
+from rbc_bot.ranking import on_curve, win_probability
 from rbc_bot.replay.judge import BoardJudgement, Searcher
 from rbc_bot.replay.load import ReplayError, load_game
 from rbc_bot.replay.resim import resimulate
@@ -107,18 +107,37 @@ def part_of(text: str) -> tuple[int, int]:
     return int(k), int(n)
 
 
-def expected_loss(judgement: BoardJudgement) -> float:
-    """What the request cost on the true board, as expected score (0: the best move, 1: a lost win)."""
-    best, played = win_probability(np.array([judgement.best_score, judgement.played_score]))
+CURVES = ("logistic", "measured")  # the judge's ways from centipawns to expected score (``on_curve``)
+
+
+def expected_loss(judgement: BoardJudgement, curve: str = "logistic") -> float:
+    """What the request cost on the true board, as expected score under ``curve`` (0: the best move,
+    1: a lost win)."""
+    cp = np.array([judgement.best_score, judgement.played_score])
+    best, played = win_probability(on_curve(cp, curve))
     return max(0.0, float(best - played))
 
 
 def judge_pair(
     judge: Searcher, truth: chess.Board, moves: Sequence[chess.Move | None]
-) -> tuple[float, float]:
-    """The base's and the candidate's losses on the true board (a request both made is judged once)."""
-    judged = {move: expected_loss(judge.judge([(truth, move)])[0]) for move in dict.fromkeys(moves)}
-    return judged[moves[0]], judged[moves[1]]
+) -> dict[str, tuple[float, float]]:
+    """The base's and the candidate's losses on the true board under each of ``CURVES`` (a request
+    both made is judged once). Both are kept: a change of the selector's own curve is judged on the
+    logistic and on the measured one alike."""
+    judged = {move: judge.judge([(truth, move)])[0] for move in dict.fromkeys(moves)}
+    return {
+        curve: (expected_loss(judged[moves[0]], curve), expected_loss(judged[moves[1]], curve))
+        for curve in CURVES
+    }
+
+
+def loss_fields(losses: dict[str, tuple[float, float]]) -> dict[str, float]:
+    """A row's losses: ``base_loss`` and ``candidate_loss`` on the logistic, ``..._loss_measured``."""
+    fields: dict[str, float] = {}
+    for curve, pair in losses.items():
+        suffix = "" if curve == "logistic" else f"_{curve}"
+        fields.update({f"base_loss{suffix}": pair[0], f"candidate_loss{suffix}": pair[1]})
+    return fields
 
 
 def uci(move: chess.Move | None) -> str:
@@ -182,6 +201,8 @@ def command_line(
     play.add_argument("--part", type=part_of, default=(0, 1), metavar="K/N",
                       help="every N-th position of the sample from the K-th (N side by side)")  # fmt: skip
     play.add_argument("--judge-nodes", type=int, default=100_000)
+    play.add_argument("--judge-curve", choices=CURVES, default="logistic",
+                      help="the curve the summary judges losses on (rows keep both)")  # fmt: skip
     play.add_argument("--fixed", type=fixed_of, default=None, metavar="NODES/BOARDS",
                       help="both configurations search NODES nodes a position, single-threaded, on "
                       "exactly BOARDS boards a candidate: only the change moves a decision")  # fmt: skip

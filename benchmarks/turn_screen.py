@@ -158,19 +158,20 @@ class TurnPlayer:
 
 
 def compare(suite: list[TurnPosition], base: TurnPlayer, candidate: TurnPlayer, judge: Searcher,
-            out: TextIO | None) -> list[tuple[float, float]]:  # fmt: skip
-    """Each position's (base loss, candidate loss), base and candidate playing the turn in turn."""
+            out: TextIO | None, curve: str = "logistic") -> list[tuple[float, float]]:  # fmt: skip
+    """Each position's (base loss, candidate loss) under ``curve``, base and candidate playing the turn
+    in turn."""
     losses: list[tuple[float, float]] = []
     for index, position in enumerate(suite):
         choices = [player.play(position, seed=index) for player in (base, candidate)]
-        pair = screening.judge_pair(judge, position.truth, [choice.move for choice in choices])
-        losses.append(pair)
+        judged = screening.judge_pair(judge, position.truth, [choice.move for choice in choices])
+        losses.append(judged[curve])
         row: dict[str, Any] = {"game": position.game, "turn": position.turn, "believed": position.believed,
                                "seconds_left": position.seconds_left}  # fmt: skip
-        for side, choice, loss in zip(("base", "candidate"), choices, pair, strict=True):
+        row.update(screening.loss_fields(judged))
+        for side, choice in zip(("base", "candidate"), choices, strict=True):
             row.update({side: screening.uci(choice.move), f"{side}_sense": square_name(choice.sense),
-                        f"{side}_rule": choice.rule, f"{side}_after_sense": choice.after_sense,
-                        f"{side}_loss": loss})  # fmt: skip
+                        f"{side}_rule": choice.rule, f"{side}_after_sense": choice.after_sense})  # fmt: skip
         if out is not None:
             print(json.dumps(row), file=out, flush=True)
     return losses
@@ -235,7 +236,7 @@ def run(args: argparse.Namespace) -> None:
     base, candidate = TurnPlayer(base_config, args.increment), TurnPlayer(candidate_config, args.increment)
 
     def both(judge: Searcher, out: TextIO | None) -> list[tuple[float, float]]:
-        return compare(suite, base, candidate, judge, out)
+        return compare(suite, base, candidate, judge, out, args.judge_curve)
 
     screening.screen((base, candidate), both, args.judge_nodes, args.out)
 

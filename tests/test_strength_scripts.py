@@ -282,6 +282,11 @@ def test_losses_are_expected_score_on_the_true_board() -> None:
     assert screening.expected_loss(judged(None, 0.0, None, 0.0, False, False)) == 0.0
     assert screening.expected_loss(judged(None, 400.0, None, 0.0, False, False)) == 10 / 11 - 0.5
     assert screening.expected_loss(judged(None, 0.0, None, -20_000.0, True, False)) > 0.49
+    # On the measured curve 50 cp near level costs a fifth of what the logistic says, a queen more.
+    small, queen = judged(None, 50.0, None, 0.0, False, False), judged(None, 0.0, None, -900.0, False, False)
+    assert screening.expected_loss(small, "measured") == pytest.approx(0.08 * 50 / 300)
+    assert screening.expected_loss(small, "measured") < screening.expected_loss(small) / 5
+    assert screening.expected_loss(queen, "measured") > screening.expected_loss(queen) + 0.05
     lines = screening.summary([(0.1, 0.0), (0.0, 0.0), (0.0, 0.2)])
     assert lines[0].startswith(
         "3 positions: loss per 100 decisions base 3.33, candidate 6.67; candidate - base +3.33"

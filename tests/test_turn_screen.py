@@ -85,7 +85,8 @@ def test_equal_configurations_play_each_turn_alike_with_legal_senses_and_moves(t
         assert row["base_rule"] in {"raid", "danger", "king-hunt", "decision", "window"}
         assert 1 <= row["base_after_sense"] <= len(position.rows)  # the truth survives its own sense
         legal = {m.uci() for m in move_actions(position.truth)} | {"pass"}
-        assert row["base"] in legal and row["base_loss"] >= 0.0
+        assert row["base"] in legal and row["base_loss"] >= 0.0 and row["base_loss_measured"] >= 0.0
+        assert (row["base_loss"] == 0.0) == (row["base_loss_measured"] == 0.0)
     largest = max(p.believed for p in positions.values())
     too_few = subprocess.run(
         [sys.executable, str(SCRIPT), "run", str(suite), "--min-believed", str(largest + 1), *flags],
