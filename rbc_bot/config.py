@@ -46,6 +46,8 @@ class SenseConfig:
     # and safe) than the clearest count as equal: of those, the one leaving the fewest boards
     queen_share: float = 0.0  # if our queen is attacked on at least this share of the boards (not all),
     # sense to tell those boards from the others, after the danger rule (0: off)
+    queen_over_danger: float = 0.0  # ... and before it when our king is attacked on fewer than this many
+    # times the share of boards where our queen is (0: never)
     king_hunt_cp: float = 1000.0  # standing this well (mean centipawns), sense to locate the enemy king
 
 
@@ -212,6 +214,7 @@ def validate(config: BotConfig) -> None:
         (0.0 <= config.sense.danger_tolerance <= 1.0, "sense.danger_tolerance must be in [0, 1]"),
         (0.0 <= config.sense.raid_share <= 1.0, "sense.raid_share must be in [0, 1]"),
         (0.0 <= config.sense.queen_share <= 1.0, "sense.queen_share must be in [0, 1]"),
+        (config.sense.queen_over_danger >= 0, "sense.queen_over_danger must be >= 0"),
         (config.belief.expansion_slack >= 1, "belief.expansion_slack must be >= 1"),
         (0.0 < config.move.proposal_share < 1.0, "move.proposal_share must be in (0, 1)"),
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),

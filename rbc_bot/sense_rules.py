@@ -1,8 +1,9 @@
 """Which rule picks this turn's sense, in order: tell apart the boards where a king capture we would
 try works (raid), tell apart the boards where our king is attacked (danger), then those where our
-queen is (queen, when asked), locate their king when we stand well (king hunt), else the configured
-selector (by default the centre that best serves the move choice, in beliefs of up to 150 boards,
-and the one leaving the fewest boards in larger ones; the cheapest one in panic).
+queen is (queen, when asked; before the danger rule when asked and its threat is the larger), locate
+their king when we stand well (king hunt), else the configured selector (by default the centre that
+best serves the move choice, in beliefs of up to 150 boards, and the one leaving the fewest boards in
+larger ones; the cheapest one in panic).
 
 The rules read the belief and the last move's centipawns, and the decision rule scores candidate
 moves with the engine; RbcBot hands them what they read and records what they chose.
@@ -67,9 +68,12 @@ class SenseRules:
         rule: str = method
         if sense.raid_share > 0 and not seen.panic:
             square, rule = self.raid(seen), "raid"
+        queen_first = square is None and self.queen_outweighs_danger(seen)
+        if square is None and queen_first:
+            square, rule = self.queen(seen), "queen"
         if square is None and sense.danger_first and not seen.panic:
             square, rule = self.danger(seen), "danger"
-        if square is None and sense.queen_share > 0 and not seen.panic:
+        if square is None and sense.queen_share > 0 and not seen.panic and not queen_first:
             square, rule = self.queen(seen), "queen"
         if square is None and not seen.panic and seen.last_mean >= sense.king_hunt_cp:
             square, rule = self.king_hunt(seen), "king-hunt"
@@ -121,6 +125,20 @@ class SenseRules:
         rows = sample_rows(seen.rows, DANGER_SAMPLE, self.rng)
         attacked = np.array([our_queen_attacked(b) for b in decode(rows, seen.color)], dtype=bool)
         return danger_square(rows, attacked, self.config.sense.queen_share)
+
+    def queen_outweighs_danger(self, seen: SenseInputs) -> bool:
+        """Whether the queen rule goes before the danger rule: with ``sense.queen_over_danger`` set, when
+        our king is attacked on fewer than that many times the share of boards where our queen is. In
+        a belief of up to ``sense.danger_always_below`` boards the danger rule senses any threat, so a
+        check on one board in 500 took the sense while our queen was attacked on one in thirteen, and
+        the queen was lost."""
+        sense = self.config.sense
+        if sense.queen_over_danger <= 0 or sense.queen_share <= 0 or seen.panic:
+            return False
+        boards = decode(sample_rows(seen.rows, DANGER_SAMPLE, self.rng), seen.color)
+        queen = float(np.mean([our_queen_attacked(board) for board in boards]))
+        king = float(np.mean([our_king_attacked(board) for board in boards]))
+        return sense.queen_share <= queen < 1 and king < sense.queen_over_danger * queen
 
     def attacked_sample(self, seen: SenseInputs) -> tuple[np.ndarray, np.ndarray]:
         """A sample of the believed boards and, for each, whether our king is attacked there."""

@@ -11,7 +11,7 @@ import numpy as np
 from reconchess.utilities import move_actions
 
 from rbc_bot.belief import encode
-from rbc_bot.board_sample import our_queen_attacked
+from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
 from rbc_bot.engine import king_capture_moves
@@ -151,3 +151,29 @@ def test_queen_rule_tells_apart_the_boards_where_our_queen_is_attacked_when_aske
         square, rule = chosen_sense(boards[0], seen, ["sense.method=window", *settings])
         assert rule == expected_rule and square is not None
         assert (mixed_after_sense(boards, attacked, square) == 0) == (rule == "queen")
+
+
+def test_queen_rule_goes_first_when_its_threat_outweighs_the_kings() -> None:
+    """Black after 1. e4 e5 2. Qh5 Nc6 3. Bb5 Qf6 and a reply it did not see: our king is attacked on 2
+    of the 42 boards (Qxf7+, Qxe5+) and our queen on 8 (those two and six queen moves). In a belief
+    this small the danger rule senses any check, so by default it takes the sense; with
+    ``sense.queen_over_danger=0.5`` (a king share under half the queen's) the queen rule goes first and
+    leaves fewer boards mixed, attacked and safe queens together, than the danger rule's sense. At 0.2
+    (2/42 is not under a fifth of 8/42) the danger rule keeps it."""
+    boards = after_each_unseen_reply("e4", "e5", "Qh5", "Nc6", "Bb5", "Qf6")
+    king = [our_king_attacked(board) for board in boards]
+    queen = [our_queen_attacked(board) for board in boards]
+    assert (sum(king), sum(queen), len(boards)) == (2, 8, 42)
+    rows = np.stack([encode(b) for b in boards])
+    seen = SenseInputs(rows, chess.BLACK, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
+    queen_first = ["sense.queen_share=0.1", "sense.queen_over_danger=0.5"]
+    mixed = {}
+    for settings, expected_rule in (
+        (["sense.queen_share=0.1"], "danger"),
+        (["sense.queen_share=0.1", "sense.queen_over_danger=0.2"], "danger"),
+        (queen_first, "queen"),
+    ):
+        square, rule = chosen_sense(boards[0], seen, ["sense.method=window", *settings])
+        assert rule == expected_rule and square is not None
+        mixed[rule] = mixed_after_sense(boards, queen, square)
+    assert mixed["queen"] < mixed["danger"], mixed
