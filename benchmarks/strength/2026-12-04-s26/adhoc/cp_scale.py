@@ -1,11 +1,15 @@
 """Ad hoc: how our logged mean centipawns at a turn convert into the game's result against StrangeFish.
 Fits P(win) = 1/(1+10^(-(cp - c)/s)) per turn band; prints the fit and a table by cp band."""
-import json, sys, glob
+
+import json
+import sys
+from pathlib import Path
+
 import numpy as np
 
 rows = []
 for run in sys.argv[1:]:
-    for line in open(f"{run}/results.jsonl"):
+    for line in Path(f"{run}/results.jsonl").read_text().splitlines():
         r = json.loads(line)
         if "strangefish" not in (r["white"] + r["black"]) or not r.get("turn_logs"):
             continue
@@ -14,13 +18,12 @@ for run in sys.argv[1:]:
         path = r["turn_logs"].get(ours)
         if not path:
             continue
-        path = path.replace("/work/runs/", run.rsplit("/g-", 1)[0] + "/") if False else path
         try:
-            lines = open(path).read().splitlines()
+            lines = Path(path).read_text().splitlines()
         except OSError:
             continue
-        for l in lines:
-            t = json.loads(l)
+        for text in lines:
+            t = json.loads(text)
             c = t.get("candidates") or []
             chosen = t.get("chosen_move")
             m = next((x for x in c if x["move"] == chosen), None)
@@ -29,15 +32,32 @@ for run in sys.argv[1:]:
             single = t["belief"]["after_sense"][0] == 1
             rows.append((r["replay"], t["turn"], max(-3000, min(3000, m["mean"])), score, single))
 print(len(rows), "turns", len({r[0] for r in rows}), "games")
-cp = np.array([r[2] for r in rows]); y = np.array([r[3] for r in rows]); single = np.array([r[4] for r in rows])
-for lo, hi in ((-3000, -800), (-800, -400), (-400, -200), (-200, -100), (-100, 0), (0, 100), (100, 200), (200, 400), (400, 800), (800, 3001)):
+cp = np.array([r[2] for r in rows])
+y = np.array([r[3] for r in rows])
+single = np.array([r[4] for r in rows])
+for lo, hi in (
+    (-3000, -800),
+    (-800, -400),
+    (-400, -200),
+    (-200, -100),
+    (-100, 0),
+    (0, 100),
+    (100, 200),
+    (200, 400),
+    (400, 800),
+    (800, 3001),
+):
     sel = (cp >= lo) & (cp < hi)
     s1 = sel & single
-    print(f"{lo:6d}..{hi:5d}: n={sel.sum():5d} score {y[sel].mean() if sel.any() else float('nan'):.3f}  (one board: n={s1.sum():4d} {y[s1].mean() if s1.any() else float('nan'):.3f})")
+    print(
+        f"{lo:6d}..{hi:5d}: n={sel.sum():5d} score {y[sel].mean() if sel.any() else float('nan'):.3f}"
+        f"  (one board: n={s1.sum():4d} {y[s1].mean() if s1.any() else float('nan'):.3f})"
+    )
 best = None
 for s in range(100, 3001, 50):
     for c in range(-600, 601, 25):
-        p = 1 / (1 + 10 ** (-(cp - c) / s)); p = np.clip(p, 1e-6, 1 - 1e-6)
+        p = 1 / (1 + 10 ** (-(cp - c) / s))
+        p = np.clip(p, 1e-6, 1 - 1e-6)
         ll = np.sum(y * np.log(p) + (1 - y) * np.log(1 - p))
         if best is None or ll > best[0]:
             best = (ll, s, c)
@@ -46,7 +66,8 @@ best = None
 cs, ys = cp[single], y[single]
 for s in range(100, 3001, 50):
     for c in range(-600, 601, 25):
-        p = 1 / (1 + 10 ** (-(cs - c) / s)); p = np.clip(p, 1e-6, 1 - 1e-6)
+        p = 1 / (1 + 10 ** (-(cs - c) / s))
+        p = np.clip(p, 1e-6, 1 - 1e-6)
         ll = np.sum(ys * np.log(p) + (1 - ys) * np.log(1 - p))
         if best is None or ll > best[0]:
             best = (ll, s, c)
