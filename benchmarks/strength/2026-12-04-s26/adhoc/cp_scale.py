@@ -53,25 +53,24 @@ for lo, hi in (
         f"{lo:6d}..{hi:5d}: n={sel.sum():5d} score {y[sel].mean() if sel.any() else float('nan'):.3f}"
         f"  (one board: n={s1.sum():4d} {y[s1].mean() if s1.any() else float('nan'):.3f})"
     )
-best = None
-for s in range(100, 3001, 50):
-    for c in range(-600, 601, 25):
-        p = 1 / (1 + 10 ** (-(cp - c) / s))
-        p = np.clip(p, 1e-6, 1 - 1e-6)
-        ll = np.sum(y * np.log(p) + (1 - y) * np.log(1 - p))
-        if best is None or ll > best[0]:
-            best = (ll, s, c)
+
+
+def loglik(cp, y, scale, even):
+    """Log-likelihood of the results ``y`` under P(win) = 1 / (1 + 10^(-(cp - even) / scale))."""
+    p = np.clip(1 / (1 + 10 ** (-(cp - even) / scale)), 1e-6, 1 - 1e-6)
+    return float(np.sum(y * np.log(p) + (1 - y) * np.log(1 - p)))
+
+
+def best_fit(cp, y):
+    """The (log-likelihood, scale, even) of the best fit on a grid."""
+    grid = ((loglik(cp, y, s, c), s, c) for s in range(100, 3001, 50) for c in range(-600, 601, 25))
+    return max(grid)
+
+
+best = best_fit(cp, y)
 print("best fit: scale", best[1], "offset", best[2], "(P = 0.5 at cp = offset)")
-best = None
 cs, ys = cp[single], y[single]
-for s in range(100, 3001, 50):
-    for c in range(-600, 601, 25):
-        p = 1 / (1 + 10 ** (-(cs - c) / s))
-        p = np.clip(p, 1e-6, 1 - 1e-6)
-        ll = np.sum(ys * np.log(p) + (1 - ys) * np.log(1 - p))
-        if best is None or ll > best[0]:
-            best = (ll, s, c)
+best = best_fit(cs, ys)
 print("one-board turns:", len(cs), "best fit: scale", best[1], "offset", best[2])
 for s in (400, 800, 1200):
-    p = np.clip(1 / (1 + 10 ** (-(cs - best[2]) / s)), 1e-6, 1 - 1e-6)
-    print(s, "loglik", round(float(np.sum(ys * np.log(p) + (1 - ys) * np.log(1 - p))), 1))
+    print(s, "loglik", round(loglik(cs, ys, s, best[2]), 1))
