@@ -198,8 +198,9 @@ def choose_move(
         look = SecondLook(candidates, scored_boards, scores, weights)
         ranked = look.rerank(ranked, scorer, config, left, progress_bonus, bonuses)
     move, reason = ranked[0].move, "best-worst"
-    curved = on_curve(scores, config.score_curve)
-    if raid is not None and worth_raiding(curved, candidates.index(raid), candidates.index(move), weights):
+    if raid is not None and worth_raiding(
+        on_curve(scores, config.score_curve), candidates.index(raid), candidates.index(move), weights
+    ):
         move, reason = raid, "king-capture"
     return MoveDecision(
         move, reason, ranked, len(scored_boards), len(played.children), depth, len(tiers.threatened)
