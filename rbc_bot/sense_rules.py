@@ -68,12 +68,11 @@ class SenseRules:
         rule: str = method
         if sense.raid_share > 0 and not seen.panic:
             square, rule = self.raid(seen), "raid"
-        queen_first = square is None and self.queen_outweighs_danger(seen)
-        if square is None and queen_first:
-            square, rule = self.queen(seen), "queen"
+        if square is None and sense.queen_over_danger > 0 and sense.queen_share > 0 and not seen.panic:
+            square, rule = self.queen_first(seen), "queen"
         if square is None and sense.danger_first and not seen.panic:
             square, rule = self.danger(seen), "danger"
-        if square is None and sense.queen_share > 0 and not seen.panic and not queen_first:
+        if square is None and sense.queen_share > 0 and not seen.panic:
             square, rule = self.queen(seen), "queen"
         if square is None and not seen.panic and seen.last_mean >= sense.king_hunt_cp:
             square, rule = self.king_hunt(seen), "king-hunt"
@@ -126,19 +125,19 @@ class SenseRules:
         attacked = np.array([our_queen_attacked(b) for b in decode(rows, seen.color)], dtype=bool)
         return danger_square(rows, attacked, self.config.sense.queen_share)
 
-    def queen_outweighs_danger(self, seen: SenseInputs) -> bool:
-        """Whether the queen rule goes before the danger rule: with ``sense.queen_over_danger`` set, when
-        our king is attacked on fewer than that many times the share of boards where our queen is. In
+    def queen_first(self, seen: SenseInputs) -> int | None:
+        """The queen rule's sense, taken before the danger rule when our king is attacked on fewer than
+        ``sense.queen_over_danger`` times the share of boards where our queen is (None otherwise). In
         a belief of up to ``sense.danger_always_below`` boards the danger rule senses any threat, so a
         check on one board in 500 took the sense while our queen was attacked on one in thirteen, and
         the queen was lost."""
-        sense = self.config.sense
-        if sense.queen_over_danger <= 0 or sense.queen_share <= 0 or seen.panic:
-            return False
-        boards = decode(sample_rows(seen.rows, DANGER_SAMPLE, self.rng), seen.color)
-        queen = float(np.mean([our_queen_attacked(board) for board in boards]))
+        rows = sample_rows(seen.rows, DANGER_SAMPLE, self.rng)
+        boards = decode(rows, seen.color)
+        queen = np.array([our_queen_attacked(board) for board in boards], dtype=bool)
         king = float(np.mean([our_king_attacked(board) for board in boards]))
-        return sense.queen_share <= queen < 1 and king < sense.queen_over_danger * queen
+        if king >= self.config.sense.queen_over_danger * float(queen.mean()):
+            return None
+        return danger_square(rows, queen, self.config.sense.queen_share)
 
     def attacked_sample(self, seen: SenseInputs) -> tuple[np.ndarray, np.ndarray]:
         """A sample of the believed boards and, for each, whether our king is attacked there."""
