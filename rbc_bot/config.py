@@ -72,8 +72,9 @@ class MoveConfig:
     second_look: int = 0  # the best this many candidates are searched again, deeper (0, 1: no second look)
     second_look_share: float = 0.25  # ... with this share of the move budget
     second_look_boards: int = 4  # ... on each one's this many worst boards
-    king_risk: Literal["fewest", "expected"] = "fewest"  # every move can lose the king: fewest such boards
-    # first, or the best expected score (a lost king scoring 0) over the believed boards they stand for
+    king_risk: Literal["fewest", "expected", "survivors"] = "fewest"  # every move can lose the king:
+    # fewest such boards first, or the best expected score (a lost king scoring 0) over the believed
+    # boards they stand for, or fewest first and then the worst of the boards where the king survives
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     king_capture_guard_value: int = 0  # ... unless a miss hangs the piece, if worth this many pawns (0: off)
     king_capture_guard_turns: int = 0  # ... the guard only in our first this many turns (0: in every turn)
@@ -225,6 +226,10 @@ def validate(config: BotConfig) -> None:
         (
             config.move.queen_share + config.move.threat_share <= 1.0,
             "move.queen_share + threat_share must be <= 1",
+        ),
+        (
+            config.move.king_risk != "survivors" or config.move.aggregate == "min",
+            "move.king_risk=survivors needs move.aggregate=min",
         ),
         (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
         (config.move.king_capture_guard_turns >= 0, "move.king_capture_guard_turns must be >= 0"),

@@ -165,15 +165,19 @@ def rank(
     With ``config.near_tie``, candidates within that much expected score of the best aggregate are
     ranked by their expected score over all boards: a worst board a few centipawns apart, which the
     search's depth decides, then no longer outweighs what the move does on every other board.
-    ``stand_for``: how many believed boards each scored board stands for (see ``king_risk_ranking``)."""
-    losses = (scores <= -KING_CAPTURE_SCORE / 2).sum(axis=1)
+    ``stand_for``: how many believed boards each scored board stands for (see ``king_risk_ranking``).
+    With ``king_risk="survivors"`` the worst board is taken over the boards where our king survives the
+    move: once every candidate loses it somewhere, the lost boards are counted first and would
+    otherwise set every worst board alike, leaving the choice to a centipawn mean in which one king
+    capture either way (+-30,000) outweighs a queen hung on a tenth of the boards."""
     believed = board_weights  # likelihood times the believed boards each scored board stands for
     if stand_for is not None:
         believed = stand_for if board_weights is None else board_weights * stand_for
     rational = config.aggregate == "rational"
     curved = on_curve(scores, config.score_curve)
+    king_lost = scores <= -KING_CAPTURE_SCORE / 2  # candidates x boards
     values = aggregate(
-        curved,
+        np.where(king_lost, CP_CLIP, curved) if config.king_risk == "survivors" else curved,
         config.aggregate,
         config.mix_min_weight,
         believed if rational else board_weights,
@@ -182,7 +186,7 @@ def rank(
     )
     ranked = [
         Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost), clipped_mean(row))
-        for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)
+        for move, row, value, lost in zip(candidates, scores, values, king_lost.sum(axis=1), strict=True)
     ]
     ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
     if config.king_risk == "expected" and ranked and ranked[0].king_losses > 0:

@@ -50,6 +50,13 @@ def test_bad_overrides_name_the_key(override: str, message: str) -> None:
         load_config(None, [override])
 
 
+def test_the_survivors_king_risk_needs_the_worst_board_aggregate() -> None:
+    """Leaving the lost boards out of a worst board is defined; out of a mean it is not asked for."""
+    assert load_config(None, ["move.king_risk=survivors"]).move.king_risk == "survivors"
+    with pytest.raises(ValueError, match=re.escape("move.king_risk=survivors needs move.aggregate=min")):
+        load_config(None, ["move.king_risk=survivors", "move.aggregate=mean"])
+
+
 def test_the_move_samples_shares_cannot_ask_for_more_than_the_room() -> None:
     """The queen and threat tiers each take up to their share of the same room."""
     assert load_config(None, ["move.queen_share=0.4", "move.threat_share=0.6"]).move.queen_share == 0.4

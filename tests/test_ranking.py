@@ -157,6 +157,25 @@ def test_when_every_move_can_lose_the_king_the_expected_score_ranks_them() -> No
     assert rank(moves, with_safe, MoveConfig(king_risk="expected"))[0].move == moves[2]
 
 
+def test_survivors_ranks_king_losing_moves_by_their_worst_board_where_the_king_survives() -> None:
+    """Ten boards; every move loses our king on one. The queen sortie wins a king capture on another
+    (+30,000) and hangs the queen on two; the quiet move keeps level on the nine. By fewest king
+    losses and then the centipawn mean, the capture chance buys the sortie; taking the worst of the
+    boards where our king survives plays the quiet move. A move that never loses the king stays
+    first either way, and the count still comes first: losing the king on two boards ranks last."""
+    sortie = [-30_000.0, 30_000.0, -900.0, -900.0] + [0.0] * 6
+    quiet = [-30_000.0] + [-50.0] * 9
+    twice = [-30_000.0] * 2 + [100.0] * 8
+    safe = [-400.0] * 10
+    moves = [chess.Move.from_uci(m) for m in ("d8h4", "g8f6", "e8e7", "b8c6")]
+    survivors = MoveConfig(king_risk="survivors")
+    assert rank(moves[:2], np.array([sortie, quiet]), MoveConfig())[0].move == moves[0]
+    ranked = rank(moves[:3], np.array([sortie, quiet, twice]), survivors)
+    assert [c.move for c in ranked] == [moves[1], moves[0], moves[2]]
+    assert [c.king_losses for c in ranked] == [1, 1, 2]
+    assert rank(moves, np.array([sortie, quiet, twice, safe]), survivors)[0].move == moves[3]
+
+
 def test_the_expected_score_weighs_each_scored_board_by_the_boards_it_stands_for() -> None:
     """Two attacked boards (all of them scored) and two of 98 quiet ones: the quiet boards stand for
     49 each. The first move loses the king on both attacked boards and is level on the quiet ones;
