@@ -261,7 +261,7 @@ def main() -> None:
                       help="danger: only where our king is attacked on some believed board; raid: only "
                            "where we can capture the enemy king on some; raid-guess: only where a king "
                            "capture works on enough of them to be tried, but not on all; queen: only where "
-                           "our queen is attacked on at least 10 % of them, but not on all; queen-some: "
+                           "our queen is attacked on at least 10 %% of them, but not on all; queen-some: "
                            "where it is attacked on some of them, but not on all")  # fmt: skip
     play.add_argument("--min-believed", type=int, default=0,
                       help="only positions whose belief held at least this many boards")  # fmt: skip

@@ -6,6 +6,7 @@ from the replays) and benchmarks/raids.py (our king captures and quiet checks on
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -335,3 +336,24 @@ def test_openings_on_a_folder_without_replays_is_one_line_on_stderr(tmp_path: Pa
         [sys.executable, str(SCRIPT.parent / "openings.py"), str(run)], capture_output=True, text=True
     )
     assert done.returncode == 1 and done.stderr.count("\n") == 1 and "no replays" in done.stderr
+
+
+def script_help(*args: str) -> subprocess.CompletedProcess[str]:
+    env_path = f"{ROOT}:{ROOT / 'benchmarks'}"
+    command = [sys.executable, *args, "--help"]
+    return subprocess.run(command, capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": env_path})
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "benchmarks").glob("*.py")))
+def test_every_benchmark_script_prints_its_help(script: str) -> None:
+    """``--help`` of each script and each of its subcommands prints a usage: a help text argparse
+    cannot format (a bare "%" in it) is a traceback where a user asked how to run the script."""
+    top = script_help(f"benchmarks/{script}")
+    if "usage:" not in top.stdout:  # a module of helpers, not a script
+        assert top.returncode == 0 and "Traceback" not in top.stderr, top.stderr
+        return
+    assert top.returncode == 0, top.stderr
+    subcommands = re.search(r"\{([\w,-]+)\}", top.stdout.split("\n\n")[0])
+    for sub in subcommands.group(1).split(",") if subcommands else []:
+        shown = script_help(f"benchmarks/{script}", sub)
+        assert shown.returncode == 0 and shown.stdout.startswith("usage:"), (sub, shown.stderr)
