@@ -3,7 +3,7 @@ the true board.
 
 Usage:
   python benchmarks/turn_screen.py extract GAME_OR_RUN_DIR ... --out SUITE.jsonl.gz [--boards 2000]
-      [--every 1]
+      [--every 1] [--saturated]
   python benchmarks/turn_screen.py run SUITE.jsonl.gz [--base-set KEY=VALUE ...] --candidate-set KEY=VALUE
       [--sample N] [--seed 0] [--judge-nodes 100000] [--fixed NODES/BOARDS] [--out RESULTS.jsonl]
 
@@ -40,7 +40,7 @@ from rbc_bot.belief_rows import ROW, decode, row_in
 from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import BotConfig, MoveConfig
-from rbc_bot.engine import king_capture_moves
+from rbc_bot.engine import KING_CAPTURE_SCORE, king_capture_moves
 from rbc_bot.move import likeliest_raid
 from rbc_bot.notation import square_name
 from rbc_bot.replay.judge import Searcher
@@ -96,13 +96,21 @@ def last_move_values(log_row: dict[str, Any]) -> tuple[float, float]:
     return float(candidates[0]["mean"]), float(candidates[0]["worst"])
 
 
-def positions_of(path: Path, boards: int, seed: int) -> list[TurnPosition]:
-    """Our bot's uncertain turns in one game, before the sense, with a sample of ``boards`` each."""
+def saturated(log_row: dict[str, Any]) -> bool:
+    """Whether every candidate the turn log shows could lose our king on some scored board: the turns
+    on which the worst board is a lost king for all of them (``move.king_risk`` decides the order)."""
+    candidates = log_row.get("candidates") or []
+    return bool(candidates) and all(c["worst"] <= -KING_CAPTURE_SCORE / 2 for c in candidates)
+
+
+def positions_of(path: Path, boards: int, seed: int, only_saturated: bool = False) -> list[TurnPosition]:
+    """Our bot's uncertain turns in one game, before the sense, with a sample of ``boards`` each (with
+    ``only_saturated``, only the turns whose move was chosen among candidates that all risked our king)."""
 
     def keep(game: LoadedGame, turn: Any, truth: chess.Board, tracker: BeliefTracker,
              rng: np.random.Generator) -> TurnPosition | None:  # fmt: skip
         log_row = game.turn_log.get((turn.color, turn.turn_number), {})
-        if "seconds_left" not in log_row:
+        if "seconds_left" not in log_row or (only_saturated and not saturated(log_row)):
             return None
         previous = game.turn_log.get((turn.color, turn.turn_number - 1), {})
         rows = with_truth(tracker.rows, truth, boards, rng)
@@ -246,7 +254,9 @@ def extract(args: argparse.Namespace) -> None:
     if args.boards < 2 or args.every < 1:
         raise ValueError("--boards must be at least 2 and --every at least 1")
     screening.write_suite(
-        args.inputs, args.out, lambda path, index: positions_of(path, args.boards, index)[:: args.every]
+        args.inputs,
+        args.out,
+        lambda path, index: positions_of(path, args.boards, index, args.saturated)[:: args.every],
     )
 
 
@@ -256,6 +266,9 @@ def main() -> None:
         DEFAULT_BOARDS,
     )  # fmt: skip
     make.add_argument("--every", type=int, default=1, help="keep every N-th uncertain turn of a game")
+    make.add_argument("--saturated", action="store_true",
+                      help="only the turns on which, by the turn log, every candidate could lose our king "
+                           "on some scored board")  # fmt: skip
     play.add_argument("--increment", type=float, default=5.0, help="the games' increment (seconds)")
     play.add_argument("--where", choices=("all", *WHERE), default="all",
                       help="danger: only where our king is attacked on some believed board; raid: only "

@@ -48,6 +48,18 @@ def test_positions_hold_the_belief_before_the_sense_with_the_truth_among_it() ->
     assert any(p.last_mean != 0.0 for p in positions)
 
 
+def test_saturated_keeps_the_turns_on_which_every_logged_candidate_risked_our_king() -> None:
+    every = turn_screen.positions_of(KEPT_GAME, boards=30, seed=0)
+    kept = turn_screen.positions_of(KEPT_GAME, boards=30, seed=0, only_saturated=True)
+    log = log_rows(KEPT_GAME)
+    candidates = {p.turn: log[p.turn].get("candidates") or [] for p in every}
+    risked = [t for t, cs in candidates.items() if cs and all(c["worst"] <= -15_000 for c in cs)]
+    assert [p.turn for p in kept] == risked and 0 < len(kept) < len(every)
+    assert turn_screen.saturated({"candidates": [{"worst": -30_000.0}, {"worst": -29_900.0}]})
+    assert not turn_screen.saturated({"candidates": [{"worst": -30_000.0}, {"worst": -900.0}]})
+    assert not turn_screen.saturated({"candidates": []})
+
+
 def test_a_sample_that_missed_the_truth_gets_it_in_place_of_a_drawn_board() -> None:
     truth = chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
     others = [chess.Board(f"rnbqkbnr/pppp1ppp/8/{e}/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
