@@ -73,20 +73,20 @@ def test_decision_rule_only_up_to_its_belief_size() -> None:
 
 
 def test_decision_rule_weighs_boards_left_when_asked() -> None:
-    """White after 1. e4 e5 2. Nf3 and an unseen reply (29 boards), no size limit, deterministic engine:
+    """White after 1. e4 c5 2. Nf3 d6 3. d4 and an unseen reply (30 boards), no size limit, a deterministic
+    engine searching fixed node counts with time to score every board (a loaded machine cannot change it):
     the decision rule alone picks a centre leaving more than the fewest boards (the move choice is worth
     it); with a point worth a millionth of a board it picks one leaving the fewest, still after scoring
     the candidates with the engine."""
-    boards = after_each_unseen_reply("e4", "e5", "Nf3")
+    boards = after_each_unseen_reply("e4", "c5", "Nf3", "d6", "d4")
     rows = np.stack([encode(b) for b in boards])
     left = expected_survivors(rows)
-    seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
+    seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 60.0, False)
     chosen_left = []
     for per_point in ("0", "1e-6"):
         settings = ["sense.decision_max_boards=0", f"sense.decision_boards_per_point={per_point}"]
-        config = load_config(
-            None, ["engine.workers=1", "engine.deterministic=true", "sense.danger_first=false", *settings]
-        )
+        fixed = ["engine.workers=1", "engine.deterministic=true", "engine.nodes=2000"]
+        config = load_config(None, [*fixed, "sense.danger_first=false", *settings])
         bot = RbcBot(config)
         try:
             bot.handle_game_start(chess.WHITE, boards[0].copy(), "nobody")
