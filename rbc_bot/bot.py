@@ -147,7 +147,7 @@ class RbcBot(Player):
         self.tracker.recovery_seconds = max(0.2, budget.total / 3)
         rules = SenseRules(self.config, self.scorer, self.rng)
         seen = SenseInputs(self.tracker.rows, self.color, self._last_mean, self._last_worst, move_actions,
-                           budget.sense, budget.panic)  # fmt: skip
+                           budget.sense, budget.panic, self.turn)  # fmt: skip
         square, rule = rules.choose(seen)
         if rules.danger_share is not None:
             self._record["danger_share"] = rules.danger_share

@@ -42,6 +42,7 @@ class SenseConfig:
     danger_min_share: float = 0.1  # ... but only if at least this share of the boards is attacked
     danger_always_below: int = 1_000  # ... or if the belief holds at most this many boards
     danger_ahead_cp: float = 300.0  # ... or if we stand this well on every board (last move's worst cp)
+    danger_opening_turns: int = 0  # ... or in our first this many turns (0: never)
     danger_tolerance: float = 0.0  # centres leaving at most this much more of the boards mixed (attacked
     # and safe) than the clearest count as equal: of those, the one leaving the fewest boards
     queen_share: float = 0.0  # if our queen is attacked on at least this share of the boards (not all),
@@ -212,6 +213,7 @@ def validate(config: BotConfig) -> None:
         (0.0 < config.move.blunder_board_weight <= 1.0, "move.blunder_board_weight must be in (0, 1]"),
         (0.0 <= config.sense.danger_min_share <= 1.0, "sense.danger_min_share must be in [0, 1]"),
         (config.sense.danger_always_below >= 0, "sense.danger_always_below must be >= 0"),
+        (config.sense.danger_opening_turns >= 0, "sense.danger_opening_turns must be >= 0"),
         (0.0 <= config.sense.danger_tolerance <= 1.0, "sense.danger_tolerance must be in [0, 1]"),
         (0.0 <= config.sense.raid_share <= 1.0, "sense.raid_share must be in [0, 1]"),
         (0.0 <= config.sense.queen_share <= 1.0, "sense.queen_share must be in [0, 1]"),

@@ -48,6 +48,7 @@ class SenseInputs:
     move_actions: Sequence[chess.Move]
     seconds: float
     panic: bool
+    turn: int = 0  # ours, counted from 1 (0: unknown)
 
 
 class SenseRules:
@@ -110,9 +111,15 @@ class SenseRules:
         """A sense that tells boards where our king is attacked from the others (None if all agree, or
         if the threat is rare in a large belief: there cutting the belief is worth more). When we stand
         well on every board, any threat counts: the move selector must parry a threat on any scored
-        board, so an unsensed rare one would cost a move every turn."""
+        board, so an unsensed rare one would cost a move every turn. In the first
+        ``sense.danger_opening_turns`` turns too: a knight rushed to a checking square in three unseen
+        moves sits on a few boards of a thousand, and the opening has little else a sense must find."""
         sense = self.config.sense
-        any_threat = len(seen.rows) <= sense.danger_always_below or seen.last_worst >= sense.danger_ahead_cp
+        any_threat = (
+            len(seen.rows) <= sense.danger_always_below
+            or seen.last_worst >= sense.danger_ahead_cp
+            or 0 < seen.turn <= sense.danger_opening_turns
+        )
         min_share = 0.0 if any_threat else sense.danger_min_share
         return danger_square(*self.attacked_sample(seen), min_share, sense.danger_tolerance)
 

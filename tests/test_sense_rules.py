@@ -5,18 +5,25 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 import chess
 import numpy as np
 from reconchess.utilities import move_actions
 
 from rbc_bot.belief import encode
+from rbc_bot.belief_rows import decode
 from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
 from rbc_bot.engine import king_capture_moves
+from rbc_bot.replay.load import load_game
+from rbc_bot.replay.resim import resimulate
 from rbc_bot.sense import INTERIOR, expected_survivors, window_square
 from rbc_bot.sense_rules import SenseInputs, SenseRules
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def after_each_unseen_reply(*opening: str) -> list[chess.Board]:
@@ -177,3 +184,37 @@ def test_queen_rule_goes_first_when_its_threat_outweighs_the_kings() -> None:
         assert rule == expected_rule and square is not None
         mixed[rule] = mixed_after_sense(boards, queen, square)
     assert mixed["queen"] < mixed["danger"], mixed
+
+
+ATTACKER_RUSH = (
+    ROOT / "benchmarks/strength/2026-12-04-s25/ar-clip25/attacker"
+    / "rbc_bot_move.clipped_standing=true_-attacker-s201-2026_12_04-14_38_05.json"
+)  # fmt: skip
+
+
+def test_danger_rule_senses_any_check_in_the_opening_turns_when_asked() -> None:
+    """A lost game against AttackerBot (seed 201, we are White): its knight went b8-c6-b4-d3 unseen,
+    and at our turn 4 the belief held 1,399 boards with our king attacked on a few of them, under the
+    danger rule's 10 % for beliefs above 1,000; the window sense went elsewhere and the knight took
+    our king. With ``sense.danger_opening_turns=6`` the danger rule senses that check at turn 4, and
+    not at turn 7 (the same boards): later, cutting a large belief is worth more."""
+    before_sense: dict[int, np.ndarray] = {}
+
+    def keep(turn: Any, at: str, tracker: Any) -> None:
+        if at == "opponent":
+            before_sense[turn.turn_number + 1] = tracker.rows.copy()
+
+    resimulate(load_game(ATTACKER_RUSH).history, chess.WHITE, observe=keep)
+    rows = before_sense[4]
+    boards = decode(rows, chess.WHITE)
+    share = float(np.mean([our_king_attacked(board) for board in boards]))
+    assert len(rows) > 1_000 and 0 < share < 0.1
+    actions = move_actions(boards[0])
+    for turn, settings, expected in (
+        (4, [], False),
+        (4, ["sense.danger_opening_turns=6"], True),
+        (7, ["sense.danger_opening_turns=6"], False),
+    ):
+        seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, actions, 2.0, False, turn)
+        square, rule = chosen_sense(boards[0], seen, ["sense.method=window", *settings])
+        assert (rule == "danger") == expected and square is not None
