@@ -23,12 +23,14 @@ import numpy as np
 from reconchess import GameHistory, Player, WinReason
 
 from rbc_bot.belief import BeliefTracker, piece_code
+from rbc_bot.belief_rows import decode
 from rbc_bot.clock import Clock, TurnBudget, panic_move_config
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import EnginePool
 from rbc_bot.move import MoveDecision, choose_move, guard_for_turn, king_capture
 from rbc_bot.notation import square_name
 from rbc_bot.opening import opening_bonuses
+from rbc_bot.passive import PassiveWatch
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense_rules import SenseInputs, SenseRules
 
@@ -89,6 +91,7 @@ class RbcBot(Player):
         self.engine: EnginePool | None = None
         self.color: chess.Color = chess.WHITE
         self.tracker = BeliefTracker(chess.WHITE)
+        self.passive = PassiveWatch(chess.WHITE)
         self.rng = np.random.default_rng(self.config.belief.seed)
         self.clock = Clock(self.config.clock, increment=0.0)
         self.turn = 0
@@ -112,6 +115,7 @@ class RbcBot(Player):
         self.opponent_name = opponent_name
         self.tracker = BeliefTracker(color, board, config=self.config.belief)
         self.tracker.recovery_seconds = 2.0
+        self.passive = PassiveWatch(color)
         random.seed(self.config.belief.seed)
         self._start_engine()
         if self.turn_log_path is not None:
@@ -126,6 +130,8 @@ class RbcBot(Player):
         self._record = {"turn": self.turn, "color": chess.COLOR_NAMES[self.color], "belief": {}}
         self._turn_started = time.perf_counter()
         recoveries = self.tracker.recoveries
+        if self.tracker.to_move != self.color:  # the opponent has moved (not White's first turn)
+            self.passive.on_opponent_move(capture_square, self.tracker.rows)
         self.tracker.on_opponent_move(capture_square)
         if capture_square is not None:
             self.plies_without_progress = 0
@@ -164,6 +170,7 @@ class RbcBot(Player):
         before = self.tracker.live_size
         recoveries = self.tracker.recoveries
         self.tracker.on_sense(self._sense_square, sense_result)
+        self.passive.on_sense(self._sense_square, sense_result)
         self._record["sense_eliminated"] = max(0, before - self.tracker.live_size)
         self._record["belief"]["after_sense"] = self._sizes()
         self._record["recoveries"] = self._record.get("recoveries", 0) + self.tracker.recoveries - recoveries
@@ -181,7 +188,7 @@ class RbcBot(Player):
         )
         config = panic_move_config(self.config.move) if budget.panic else self.config.move
         config = guard_for_turn(config, self.turn)
-        boards = self.tracker.sample(CHOICE_SAMPLE)
+        boards = self._move_boards()
         calls = self.engine.stats.calls if self.engine else 0
         restarts = self.engine.stats.restarts if self.engine else 0
         # A request that just failed (a capture of a piece that was not there, say) is not repeated at
@@ -215,6 +222,7 @@ class RbcBot(Player):
             0 if pawn_moved or capture_square is not None else self.plies_without_progress + 2
         )
         self.tracker.on_own_move(requested_move, taken_move, capture_square)
+        self.passive.on_own_move(requested_move, taken_move, capture_square)
         self._futile = requested_move if requested_move is not None and taken_move != requested_move else None
         self._record.update(
             taken_move=taken_move.uci() if taken_move else None, capture_square=square_name(capture_square)
@@ -252,6 +260,7 @@ class RbcBot(Player):
         self.clock = Clock(self.config.clock, increment)
         self.clock.turns_played = turn - 1
         self._last_mean, self._last_worst = last_mean, last_worst
+        self.passive = PassiveWatch(tracker.color)
         self._futile = None
         self._seconds_at_move = None
         self._turn_started = time.perf_counter()
@@ -302,6 +311,16 @@ class RbcBot(Player):
             self.color, self.turn, move.opening_turns, move.opening_bonus, move.opening_queen_penalty,
             set(actions), queens,
         )  # fmt: skip
+
+    def _move_boards(self) -> list[chess.Board]:
+        """The boards the move is chosen on: the passing-opponent watch's when it has held long enough
+        on few boards (``move.passive_senses``), else a sample of the belief."""
+        move = self.config.move
+        watched = self.passive.holds(move.passive_senses, move.passive_boards)
+        if watched is None:
+            return self.tracker.sample(CHOICE_SAMPLE)
+        self._record["passive_boards"] = len(watched)
+        return decode(watched, self.color, self.tracker.fullmove)
 
     def progress_bonus(self) -> float:
         """Centipawns for a pawn move or a capture when the 100-ply draw rule nears and we stand well."""

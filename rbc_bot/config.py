@@ -90,6 +90,9 @@ class MoveConfig:
     opening_turns: int = 0  # turns during which the opening plan is preferred (0: no plan)
     opening_bonus: float = 40.0  # centipawns on every board for a move of the opening plan
     opening_queen_penalty: float = 60.0  # centipawns off every board for a queen move in the opening
+    passive_senses: int = 0  # after this many senses in a row found the boards as if the opponent only
+    # passed, choose the move on those boards alone (rbc_bot.passive; 0: never)
+    passive_boards: int = 20  # ... if there are at most this many of them
 
 
 @dataclass
@@ -235,6 +238,8 @@ def validate(config: BotConfig) -> None:
         ),
         (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
         (config.move.king_capture_guard_turns >= 0, "move.king_capture_guard_turns must be >= 0"),
+        (config.move.passive_senses >= 0, "move.passive_senses must be >= 0"),
+        (config.move.passive_boards >= 1, "move.passive_boards must be >= 1"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),
         (config.engine.depth >= 1, "engine.depth must be >= 1"),
         (config.engine.max_depth >= config.engine.depth, "engine.max_depth must be >= engine.depth"),
