@@ -108,7 +108,7 @@ def test_against_a_passing_bot_the_move_is_chosen_on_the_true_board(tmp_path: Pa
         player.handle_game_start(color, game.board.copy(), "opponent")
     game.start()
     try:
-        for _ in range(16):
+        for _ in range(12):
             if game.is_over():
                 break
             play_turn(game, players[game.turn], end_turn_last=False)
@@ -133,10 +133,10 @@ def test_the_watch_is_not_used_unless_asked(tmp_path: Path) -> None:
         player.handle_game_start(color, game.board.copy(), "opponent")
     game.start()
     try:
-        for _ in range(12):
+        for _ in range(8):
             play_turn(game, players[game.turn], end_turn_last=False)
     finally:
         bot.close()
     records = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(records) == 6 and not any("passive_boards" in r for r in records)
+    assert len(records) == 4 and not any("passive_boards" in r for r in records)
     assert bot.passive.senses_survived >= 3, "the watch runs (and would hold) all the same"
