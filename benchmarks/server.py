@@ -29,42 +29,23 @@ from typing import Any
 import chess
 import reconchess
 import requests
-from reconchess import LocalGame, Player
+from reconchess import LocalGame
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from bots.pass_bot import PassBot
 from server_helpers import ServerProcess, accept_all, invite, play_game
 
 
-class SeededBot(Player):
+class SeededBot(PassBot):
     """No sense, a seeded random move: the same seed plays the same game anywhere."""
 
     def __init__(self, seed: int) -> None:
         self.rng = random.Random(seed)
 
-    def handle_game_start(self, color: bool, board: chess.Board, opponent_name: str) -> None:
-        pass
-
-    def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: int | None) -> None:
-        pass
-
-    def choose_sense(
-        self, sense_actions: list[int], move_actions: list[chess.Move], seconds_left: float
-    ) -> None:
-        return None
-
-    def handle_sense_result(self, sense_result: list[Any]) -> None:
-        pass
-
     def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> chess.Move | None:
         return self.rng.choice(sorted(move_actions, key=chess.Move.uci)) if move_actions else None
-
-    def handle_move_result(self, *args: Any) -> None:
-        pass
-
-    def handle_game_end(self, *args: Any) -> None:
-        pass
 
 
 def hammer(url: str, path: str, auth: tuple[str, str], threads: int, seconds: float) -> float:

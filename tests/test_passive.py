@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
+from typing import Any
 
 import chess
 import numpy as np
@@ -93,28 +93,33 @@ class TruthCheckedBot(RbcBot):
         return super().choose_move(move_actions, seconds_left)
 
 
-def test_against_a_passing_bot_the_move_is_chosen_on_the_true_board(tmp_path: Path) -> None:
-    """A real game against a bot that never moves: once three senses found its pieces unmoved, each move
-    is chosen on the one watched board, and that board is the game's."""
-    config = load_config(None, ["engine.workers=1", "engine.deterministic=true", "move.passive_senses=3"])
-    log = tmp_path / "turns.jsonl"
-    bot = TruthCheckedBot(config, turn_log_path=log)
-    bot.watched_truth = []
-    random.seed(0)
-    bot.game = game = LocalGame(seconds_per_player=120)
-    players = {chess.WHITE: bot, chess.BLACK: PassBot()}
+def against_a_passing_bot(bot: RbcBot, color: chess.Color, plies: int, log: Path) -> list[dict[str, Any]]:
+    """``plies`` plies of a real LocalGame between ``bot`` (as ``color``) and PassBot; its turn log."""
+    game = LocalGame(seconds_per_player=120)
+    if isinstance(bot, TruthCheckedBot):
+        bot.game = game
+    players = {color: bot, not color: PassBot()}
     game.store_players("white", "black")
-    for color, player in players.items():
-        player.handle_game_start(color, game.board.copy(), "opponent")
+    for side, player in players.items():
+        player.handle_game_start(side, game.board.copy(), "opponent")
     game.start()
     try:
-        for _ in range(12):
+        for _ in range(plies):
             if game.is_over():
                 break
             play_turn(game, players[game.turn], end_turn_last=False)
     finally:
         bot.close()
-    records = [json.loads(line) for line in log.read_text().splitlines()]
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
+def test_against_a_passing_bot_the_move_is_chosen_on_the_true_board(tmp_path: Path) -> None:
+    """A real game against a bot that never moves: once three senses found its pieces unmoved, each move
+    is chosen on the one watched board, and that board is the game's."""
+    config = load_config(None, ["engine.workers=1", "engine.deterministic=true", "move.passive_senses=3"])
+    bot = TruthCheckedBot(config, turn_log_path=tmp_path / "turns.jsonl")
+    bot.watched_truth = []
+    records = against_a_passing_bot(bot, chess.WHITE, 12, tmp_path / "turns.jsonl")
     watched = [r for r in records if "passive_boards" in r]
     assert len(watched) >= 3 and all(r["turn"] >= 4 for r in watched), "not before its third pass"
     assert all(r["passive_boards"] == 1 and r["boards_scored"] <= 1 for r in watched), watched
@@ -124,19 +129,7 @@ def test_against_a_passing_bot_the_move_is_chosen_on_the_true_board(tmp_path: Pa
 
 def test_the_watch_is_not_used_unless_asked(tmp_path: Path) -> None:
     config = load_config(None, ["engine.workers=1", "engine.deterministic=true"])
-    log = tmp_path / "turns.jsonl"
-    bot = RbcBot(config, turn_log_path=log)
-    game = LocalGame(seconds_per_player=120)
-    players = {chess.WHITE: PassBot(), chess.BLACK: bot}
-    game.store_players("white", "black")
-    for color, player in players.items():
-        player.handle_game_start(color, game.board.copy(), "opponent")
-    game.start()
-    try:
-        for _ in range(8):
-            play_turn(game, players[game.turn], end_turn_last=False)
-    finally:
-        bot.close()
-    records = [json.loads(line) for line in log.read_text().splitlines()]
+    bot = RbcBot(config, turn_log_path=tmp_path / "turns.jsonl")
+    records = against_a_passing_bot(bot, chess.BLACK, 8, tmp_path / "turns.jsonl")
     assert len(records) == 4 and not any("passive_boards" in r for r in records)
     assert bot.passive.senses_survived >= 3, "the watch runs (and would hold) all the same"

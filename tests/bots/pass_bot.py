@@ -1,4 +1,5 @@
-"""A test bot that never senses and never moves: the passive opponent (AttackerBot after a failed rush)."""
+"""A test bot that never senses and never moves: the passive opponent (AttackerBot after a failed rush),
+and the base of the other test bots here."""
 
 import chess
 from reconchess import Player
@@ -19,7 +20,7 @@ class PassBot(Player):
     def handle_sense_result(self, sense_result: list[tuple[int, chess.Piece | None]]) -> None:
         pass
 
-    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> None:
+    def choose_move(self, move_actions: list[chess.Move], seconds_left: float) -> chess.Move | None:
         return None
 
     def handle_move_result(self, *args: object) -> None:
