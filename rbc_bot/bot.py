@@ -130,9 +130,10 @@ class RbcBot(Player):
         self._record = {"turn": self.turn, "color": chess.COLOR_NAMES[self.color], "belief": {}}
         self._turn_started = time.perf_counter()
         recoveries = self.tracker.recoveries
-        if self.tracker.to_move != self.color:  # the opponent has moved (not White's first turn)
-            self.passive.on_opponent_move(capture_square, self.tracker.rows)
+        opponent_moved, before = self.tracker.to_move != self.color, self.tracker.rows  # not White's first
         self.tracker.on_opponent_move(capture_square)
+        if opponent_moved:
+            self.passive.on_opponent_move(capture_square, before)
         if capture_square is not None:
             self.plies_without_progress = 0
         self._record["opponent_capture_square"] = square_name(capture_square)
