@@ -90,7 +90,7 @@ class MoveConfig:
     opening_turns: int = 0  # turns during which the opening plan is preferred (0: no plan)
     opening_bonus: float = 40.0  # centipawns on every board for a move of the opening plan
     opening_queen_penalty: float = 60.0  # centipawns off every board for a queen move in the opening
-    passive_senses: int = 0  # after this many senses in a row found the boards as if the opponent only
+    passive_senses: int = 12  # after this many senses in a row found the boards as if the opponent only
     # passed, choose the move on those boards alone (rbc_bot.passive; 0: never)
     passive_boards: int = 20  # ... if there are at most this many of them
 

@@ -127,8 +127,8 @@ def test_against_a_passing_bot_the_move_is_chosen_on_the_true_board(tmp_path: Pa
     assert not bot.errors
 
 
-def test_the_watch_is_not_used_unless_asked(tmp_path: Path) -> None:
-    config = load_config(None, ["engine.workers=1", "engine.deterministic=true"])
+def test_the_watch_is_not_used_when_switched_off(tmp_path: Path) -> None:
+    config = load_config(None, ["engine.workers=1", "engine.deterministic=true", "move.passive_senses=0"])
     bot = RbcBot(config, turn_log_path=tmp_path / "turns.jsonl")
     records = against_a_passing_bot(bot, chess.BLACK, 8, tmp_path / "turns.jsonl")
     assert len(records) == 4 and not any("passive_boards" in r for r in records)
