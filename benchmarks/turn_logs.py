@@ -7,8 +7,8 @@ Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...] [--senses [--min-bel
 Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the turns
 that ran past 1.2x their budget, the worst ratio of a turn's time to its budget and the median share
 of its budget a turn used, the least clock left at any of our turns, the median share of the clock
-(base plus increments) left unused at the end of a game (the issue's 300+5 target), internal errors
-and engine restarts. The strength
+(base plus increments) left unused at the end of a game (the issue's 300+5 target), the moves chosen
+on the passive watch's boards (rbc_bot/passive.py), internal errors and engine restarts. The strength
 tables' "s a turn", "kept at least" and "zero errors / restarts" come from here (the match's own
 summary.json gives W-L-D and Elo).
 
@@ -86,7 +86,7 @@ def summarise(run: Path) -> str:
     seconds: list[float] = []
     ratios: list[float] = []  # a turn's time over its budget
     unused: list[float] = []
-    least_left, errors, restarts = float("inf"), 0, 0
+    least_left, errors, restarts, watched = float("inf"), 0, 0, 0
     for result in results(run):
         unused.append(clock_unused(result, result["a_color"]))
         for turns in turn_logs(run, result):
@@ -95,6 +95,7 @@ def summarise(run: Path) -> str:
             least_left = min([least_left, *(t["seconds_left"] for t in turns if "seconds_left" in t)])
             errors += turns[-1].get("errors", 0) if turns else 0
             restarts += sum(t.get("engine_restarts", 0) for t in turns)
+            watched += sum("passive_boards" in t for t in turns)
     mean = sum(seconds) / len(seconds) if seconds else 0.0
     return (
         f"{run}: {totals['games']} games {totals['wins']}-{totals['losses']}-{totals['draws']} | "
@@ -102,7 +103,7 @@ def summarise(run: Path) -> str:
         f"{sum(r > OVERRUN for r in ratios)} past {OVERRUN}x their budget "
         f"(worst {max(ratios, default=0):.2f}x, median {statistics.median(ratios or [0.0]):.0%} used), "
         f"least left {least_left:.1f} s, median clock unused {statistics.median(unused or [0.0]):.0%} | "
-        f"errors {errors}, engine restarts {restarts}"
+        f"{watched} moves chosen on the passive watch's boards | errors {errors}, engine restarts {restarts}"
     )
 
 

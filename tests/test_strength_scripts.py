@@ -92,7 +92,7 @@ def test_turn_logs_counts_a_turn_past_its_budget(tmp_path: Path) -> None:
     run = write_run(tmp_path / "r", [(1, "white", "black")])
     log = run / "game.json.turns.jsonl"
     turns = [{"budget": 10.0, "seconds_turn": 9.0, "seconds_left": 100.0},
-             {"budget": 10.0, "seconds_turn": 25.0, "seconds_left": 80.0}]  # fmt: skip
+             {"budget": 10.0, "seconds_turn": 25.0, "seconds_left": 80.0, "passive_boards": 1}]  # fmt: skip
     log.write_text("".join(json.dumps(t) + "\n" for t in turns))
     record = {"seed": 1, "a_color": "white", "winner": "black", "seconds": 120.0, "increment": 5.0,
               "plies": 4, "seconds_left": {"white": 80.0, "black": 50.0},
@@ -103,6 +103,7 @@ def test_turn_logs_counts_a_turn_past_its_budget(tmp_path: Path) -> None:
     line = turn_logs.summarise(run)
     assert "2 turns" in line and "1 past 1.2x their budget (worst 2.50x, median 170% used)" in line
     assert "least left 80.0 s" in line
+    assert "| 1 moves chosen on the passive watch's boards |" in line
 
 
 def test_turn_logs_senses_counts_each_rule_and_the_boards_it_kept(tmp_path: Path) -> None:
