@@ -397,6 +397,7 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     for row in logged:
         shown = by_turn[row["turn"] - 1]
         assert shown["sense_rule"] == row["sense_rule"] and shown["move_rule"] == row["move_reason"]
+        assert shown["passive_boards"] == row.get("passive_boards")
         assert shown["candidates"] == row["candidates"] or not row["candidates"]
     assert any(row["candidates"] and "worst" in row["candidates"][0] for row in summary["per_turn"])
 

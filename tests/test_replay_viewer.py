@@ -309,3 +309,13 @@ def test_sense_window_outline_covers_the_3x3_window() -> None:
     assert 'x="17" y="287" width="86" height="86"' in corner
     flipped = window_outline(chess.A1, chess.BLACK)  # Black at the bottom: a1 is top right
     assert 'x="287" y="17" width="86" height="86"' in flipped
+
+
+def test_a_move_chosen_on_the_passive_watch_is_said_so(report: tuple[Path, dict[str, Any], Path]) -> None:
+    from rbc_bot.replay.viewer import _facts
+
+    _, summary, _ = report
+    row = next(r for r in summary["per_turn"] if r["color"] == "white" and r["taken"] != "-")
+    assert not any("passive watch" in fact for fact in _facts(row)), "this game's log never used it"
+    watched = _facts({**row, "passive_boards": 1})
+    assert any("chosen on the passive watch's 1 board(s) only" in fact for fact in watched)

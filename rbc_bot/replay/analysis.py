@@ -145,6 +145,7 @@ class GameAnalysis:
                     "sense_changed_move": decision.changed if decision else None,
                     "sense_rule": log.get("sense_rule"),
                     "move_rule": log.get("move_reason"),
+                    "passive_boards": log.get("passive_boards"),
                     "candidates": log.get("candidates") or _belief_candidates(score),
                     "bot_belief": _bot_belief(log),
                     "seconds": turn_seconds(log),

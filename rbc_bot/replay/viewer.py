@@ -87,6 +87,11 @@ def _facts(row: dict[str, Any]) -> list[str]:
     ]
     if row["move_rule"]:
         facts.append(f"the bot's move rule (turn log): {row['move_rule']}")
+    if row.get("passive_boards"):
+        facts.append(
+            f"the move was chosen on the passive watch's {row['passive_boards']} board(s) only: the "
+            "opponent's pieces looked unmoved through enough senses in a row (rbc_bot/passive.py)"
+        )
     if row["decision_after_sense"] is not None:
         changed = "the sense changed the move" if row["sense_changed_move"] else "the sense did not change it"
         facts.append(
