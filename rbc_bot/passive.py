@@ -6,7 +6,7 @@ thousands, and the move choice then guards against pieces that never moved. The 
 the belief, the boards on which the opponent passed on each turn since they were taken: every sense and
 every move result filters them as it filters the belief. While they survive, each sense that could have
 caught a moved piece and did not is one more piece of evidence; after enough of them on few boards, the
-move choice can play on those boards alone (``move.passive_turns``).
+move choice can play on those boards alone (``move.passive_senses``).
 
 A watch that loses its last board starts again from the belief's boards at the next opponent turn, if
 there are few enough of them to be worth watching.
@@ -28,9 +28,9 @@ START_BOARDS = 1_000  # most belief boards a watch starts from: past that, survi
 class PassiveWatch:
     """The boards consistent with an opponent that has passed every turn since they were taken."""
 
-    def __init__(self, color: chess.Color, max_boards: int = START_BOARDS) -> None:
+    def __init__(self, color: chess.Color, start_boards: int = START_BOARDS) -> None:
         self.color = color
-        self.max_boards = max_boards  # most belief boards a new watch starts from
+        self.start_boards = start_boards  # most belief boards a new watch starts from
         self.rows: np.ndarray | None = None
         self.senses_survived = 0  # senses since the watch started that found every square as it says
 
@@ -47,7 +47,7 @@ class PassiveWatch:
             self._drop()
             return
         if self.rows is None:
-            if len(belief_rows) == 0 or len(belief_rows) > self.max_boards:
+            if len(belief_rows) == 0 or len(belief_rows) > self.start_boards:
                 return
             self.rows = belief_rows.copy()
         self.rows = apply_one_move(self.rows, None, not self.color)

@@ -72,7 +72,7 @@ def test_a_moved_piece_seen_or_a_capture_ends_the_watch_and_it_starts_again() ->
 
 
 def test_no_watch_starts_from_a_large_belief() -> None:
-    watch = PassiveWatch(chess.WHITE, max_boards=1)
+    watch = PassiveWatch(chess.WHITE, start_boards=1)
     watch.on_opponent_move(None, rows_of(after("e2e4"), after("d2d4")))
     assert watch.rows is None
     watch.on_opponent_move(None, rows_of(after("e2e4")))
