@@ -285,7 +285,8 @@ class BeliefTracker:
         Past ``deadline`` the boards in flight are stashed where they are, so nothing is lost.
         """
         start = self._stash.earliest
-        rows = self._stash.take(start, self.cap, self.rng, deadline)
+        batch = None if self.cap is None else max(self.cap, RECOVERY_BATCH)
+        rows = self._stash.take(start, batch, self.rng, deadline)
         if rows is None:
             return None
         self.stats.recoveries += 1
@@ -307,6 +308,13 @@ class BeliefTracker:
         log.error("belief: every board and stash contradicted by %s; rebuilding from %d boards",
                   observation, len(previous))  # fmt: skip
         return force_observation(previous, observation, self.color, self._ours)
+
+
+RECOVERY_BATCH = 2_048
+"""Fewest stashed boards one recovery re-simulates (the cap, if larger). Each observation costs a
+fixed overhead per call besides its cost per board, so a small cap re-simulated a few boards at a
+time spends most of a recovery in that overhead; survivors beyond the cap are stashed again by
+``_capped``, as in any observation, so the larger draw loses nothing and stays uniform."""
 
 
 def _past(deadline: float | None) -> bool:
