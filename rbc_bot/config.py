@@ -50,6 +50,9 @@ class SenseConfig:
     queen_over_danger: float = 0.0  # ... and before it when our king is attacked on fewer than this many
     # times the share of boards where our queen is (0: never)
     king_hunt_cp: float = 1000.0  # standing this well (mean centipawns), sense to locate the enemy king
+    likely_weights: bool = False  # weigh boards by how likely the opponent's play made them (the worse
+    # for us, the likelier: rbc_bot.likely) in the decision sense and the window sense
+    likely_boards: int = 300  # boards the window sense scores for those weights (depth 1)
 
 
 @dataclass
@@ -217,6 +220,7 @@ def validate(config: BotConfig) -> None:
         (0.0 <= config.sense.danger_min_share <= 1.0, "sense.danger_min_share must be in [0, 1]"),
         (config.sense.danger_always_below >= 0, "sense.danger_always_below must be >= 0"),
         (config.sense.danger_opening_turns >= 0, "sense.danger_opening_turns must be >= 0"),
+        (config.sense.likely_boards >= 2, "sense.likely_boards must be >= 2"),
         (0.0 <= config.sense.danger_tolerance <= 1.0, "sense.danger_tolerance must be in [0, 1]"),
         (0.0 <= config.sense.raid_share <= 1.0, "sense.raid_share must be in [0, 1]"),
         (0.0 <= config.sense.queen_share <= 1.0, "sense.queen_share must be in [0, 1]"),

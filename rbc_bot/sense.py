@@ -192,6 +192,19 @@ def window_square(rows: np.ndarray) -> int:
     return INTERIOR[int(np.argmin(expected_survivors(rows)))]
 
 
+def weighted_window_square(rows: np.ndarray, weights: np.ndarray) -> int:
+    """The interior centre whose window leaves the least weight on average, the truth drawn by
+    ``weights`` (sum w_i^2 / W over the groups the window shows): with every board weighing alike,
+    ``window_square``; with the likeliest boards weighing most (rbc_bot.likely), the sense that
+    tells those apart, whatever it leaves of the boards the opponent's play made unlikely."""
+    w = np.asarray(weights, dtype=np.float64)
+    left = [
+        float((np.bincount(inverse, weights=w, minlength=len(counts)) ** 2).sum())
+        for inverse, counts in _window_groups(rows)
+    ]
+    return INTERIOR[int(np.argmin(left))]
+
+
 def choose_sense_square(
     rows: np.ndarray, method: str, rng: np.random.Generator, window_sample: int = 4_000
 ) -> int:

@@ -3,7 +3,8 @@ try works (raid), tell apart the boards where our king is attacked (danger), the
 queen is (queen, when asked; before the danger rule when asked and its threat is the larger), locate
 their king when we stand well (king hunt), else the configured selector (by default the centre that
 best serves the move choice, in beliefs of up to 150 boards, and the one leaving the fewest boards in
-larger ones; the cheapest one in panic).
+larger ones, both with ``sense.likely_weights`` weighing the boards by how likely the opponent's play
+made them; the cheapest one in panic).
 
 The rules read the belief and the last move's centipawns, and the decision rule scores candidate
 moves with the engine; RbcBot hands them what they read and records what they chose.
@@ -21,6 +22,7 @@ from rbc_bot.belief import decode, piece_code
 from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import king_capture_moves
+from rbc_bot.likely import board_weights, rank_weights
 from rbc_bot.move import candidate_values, likeliest_raid
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import (
@@ -31,6 +33,7 @@ from rbc_bot.sense import (
     expected_survivors,
     king_square,
     sample_rows,
+    weighted_window_square,
 )
 
 DANGER_SAMPLE = 2_000  # boards checked for an attacked king when choosing the sense
@@ -79,6 +82,8 @@ class SenseRules:
             square, rule = self.king_hunt(seen), "king-hunt"
         if square is None and method == "decision" and self.decides(seen):
             square, rule = self.decision(seen), "decision"
+        if square is None and method == "decision" and sense.likely_weights and not seen.panic:
+            square, rule = self.likely_window(seen), "likely-window"
         if square is None:
             rule = "window" if method == "decision" else method
             square = choose_sense_square(seen.rows, rule, self.rng, sense.window_sample)
@@ -171,10 +176,23 @@ class SenseRules:
         boards = decode(rows, seen.color)
         legal = set(seen.move_actions)
         values = candidate_values(boards, legal, self.scorer, self.config.move, 0.8 * seen.seconds, self.rng)
+        if sense.likely_weights:
+            likely = rank_weights(values.max(axis=0))  # our best candidate's score on each board
+            weights = likely if weights is None else weights * likely
         how = "min" if self.config.move.aggregate == "min" else "mean"
         per_point = sense.decision_boards_per_point
         left = self.boards_left(seen.rows) if per_point > 0 else None
         return decision_square(rows, values, how, weights=weights, survivors=left, boards_per_point=per_point)
+
+    def likely_window(self, seen: SenseInputs) -> int | None:
+        """The window sense on a sample of ``sense.likely_boards`` boards, each weighed by how likely
+        the opponent's play made it (rbc_bot.likely): the sense tells apart the boards where its
+        move hurt us, the likeliest, rather than cutting the belief evenly (None: one board)."""
+        rows = sample_rows(seen.rows, self.config.sense.likely_boards, self.rng)
+        if len(rows) < 2:
+            return None
+        weights = board_weights(decode(rows, seen.color), self.scorer, 0.8 * seen.seconds)
+        return weighted_window_square(rows, weights)
 
     def boards_left(self, rows: np.ndarray) -> np.ndarray:
         """Each centre's expected boards left in the whole belief, from a window sample of it."""

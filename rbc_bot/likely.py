@@ -1,0 +1,42 @@
+"""How likely each believed board is to be the true one, from how well we stand on it.
+
+Why: the belief counts every board alike, but the opponent chose its move. A strong opponent seldom
+plays the move that helps us, so the boards where we stand worst are the likeliest. Measured against
+StrangeFish (session 29, ``benchmarks/strength/2026-12-05-s29/adhoc/eval_rank.py`` on 400 turns of the
+control's games, 30 believed boards each, Stockfish at depth 1): ranked by our score, the true board
+was in the worst fifth of the believed boards on 65 % of the turns, then 16, 10, 6 and 3 %; the same
+at depth 6 and at every belief size. ``FIFTH_WEIGHTS`` are those shares over a fifth's 20 %.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import chess
+import numpy as np
+
+from rbc_bot.scorer import Scorer
+
+FIFTH_WEIGHTS = np.array([3.25, 0.8, 0.5, 0.3, 0.15])
+"""A board's weight by the fifth its score falls in among the boards weighed, worst for us first."""
+
+
+def rank_weights(values: np.ndarray) -> np.ndarray:
+    """Each board's weight from the rank of its value (ours: lower is worse for us) among ``values``:
+    ``FIFTH_WEIGHTS`` by fifth, ties sharing their middle rank. One board, or none: weight 1 each."""
+    values = np.asarray(values, dtype=np.float64)
+    n = len(values)
+    if n < 2:
+        return np.ones(n)
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    below = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    rank = (below + 0.5 * (counts - 1)) / (n - 1)  # 0: the worst for us, 1: the best
+    fifth = np.minimum((rank * 5).astype(np.int64), 4)
+    return FIFTH_WEIGHTS[fifth[inverse.reshape(-1)]]
+
+
+def board_weights(boards: Sequence[chess.Board], scorer: Scorer, budget_seconds: float) -> np.ndarray:
+    """``rank_weights`` of each board's depth-1 score for us (the side to move) within ``budget_seconds``;
+    a board where we can capture the king scores as won (the opponent would not have left it)."""
+    scores = scorer.evaluate(boards, depth=1, budget_seconds=budget_seconds)
+    return rank_weights(np.asarray(scores, dtype=np.float64))

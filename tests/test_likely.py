@@ -1,0 +1,76 @@
+"""Board weights by how likely the opponent's play made each board (rbc_bot.likely), and the senses
+that use them (``sense.likely_weights``), with real Stockfish."""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+from reconchess.utilities import move_actions
+
+from rbc_bot.belief import encode
+from rbc_bot.bot import RbcBot
+from rbc_bot.config import load_config
+from rbc_bot.likely import FIFTH_WEIGHTS, board_weights, rank_weights
+from rbc_bot.sense import weighted_window_square, window_keys, window_square
+from rbc_bot.sense_rules import SenseInputs, SenseRules
+from tests.test_sense_rules import after_each_unseen_reply
+
+
+def test_the_boards_worst_for_us_weigh_most() -> None:
+    weights = rank_weights(np.array([500.0, -500.0, 0.0, 100.0, -100.0]))
+    assert list(weights) == [FIFTH_WEIGHTS[4], FIFTH_WEIGHTS[0], FIFTH_WEIGHTS[2], FIFTH_WEIGHTS[3],
+                             FIFTH_WEIGHTS[1]]  # fmt: skip
+    tied = rank_weights(np.array([-300.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 20.0, 900.0]))
+    assert tied[0] == FIFTH_WEIGHTS[0] and tied[-1] == FIFTH_WEIGHTS[4]
+    assert len(set(tied[1:-1])) == 1  # ties share their middle rank
+    assert list(rank_weights(np.array([7.0]))) == [1.0] and len(rank_weights(np.array([]))) == 0
+
+
+def test_weighted_window_tells_the_heavy_boards_apart() -> None:
+    """Two heavy boards that differ on the king's side (e3 or e4) and eight light ones that differ on
+    the queen's side: counted alike, the window that splits the eight leaves the fewest boards; weighed,
+    the one that tells e3 from e4."""
+    start = chess.Board()
+    heavy = ["e2e3", "e2e4"]
+    light = ["a2a3", "a2a4", "b2b3", "b2b4", "c2c3", "c2c4", "b1a3", "b1c3"]
+    boards = []
+    for uci in heavy + light:
+        board = start.copy()
+        board.push_uci(uci)
+        boards.append(board)
+    rows = np.stack([encode(b) for b in boards])
+    weights = np.array([3.0] * len(heavy) + [0.15] * len(light))
+
+    def tells_heavy_apart(centre: int) -> bool:
+        keys = window_keys(rows[: len(heavy)], centre)
+        return bool(keys[0] != keys[1])
+
+    assert not tells_heavy_apart(window_square(rows))
+    assert tells_heavy_apart(weighted_window_square(rows, weights))
+    assert weighted_window_square(rows, np.ones(len(rows))) == window_square(rows)
+
+
+def test_the_window_rule_weighs_the_boards_by_their_scores() -> None:
+    """White after 1. e4 e5 2. Nf3 and an unseen reply, the decision rule kept out by its size limit:
+    with ``sense.likely_weights`` the rule is ``likely-window``, it scores every board once with the
+    engine (deterministic, fixed nodes), and its centre is the weighted window's on those scores."""
+    boards = after_each_unseen_reply("e4", "e5", "Nf3")
+    rows = np.stack([encode(b) for b in boards])
+    seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 30.0, False)
+    fixed = ["engine.workers=1", "engine.deterministic=true", "engine.nodes=200"]
+    settings = [
+        *fixed,
+        "sense.danger_first=false",
+        "sense.decision_max_boards=5",
+        "sense.likely_weights=true",
+    ]
+    bot = RbcBot(load_config(None, settings))
+    try:
+        bot.handle_game_start(chess.WHITE, boards[0].copy(), "nobody")
+        square, rule = SenseRules(bot.config, bot.scorer, bot.rng).choose(seen)
+        assert rule == "likely-window" and bot.scorer.evaluations == len(boards)
+        weights = board_weights(boards, bot.scorer, 30.0)
+        assert square == weighted_window_square(rows, weights)
+        assert len(set(weights)) > 1
+    finally:
+        bot.close()
