@@ -193,13 +193,14 @@ def window_square(rows: np.ndarray) -> int:
 
 
 def weighted_window_square(rows: np.ndarray, weights: np.ndarray) -> int:
-    """The interior centre whose window leaves the least weight on average, the truth drawn by
-    ``weights`` (sum w_i^2 / W over the groups the window shows): with every board weighing alike,
-    ``window_square``; with the likeliest boards weighing most (rbc_bot.likely), the sense that
-    tells those apart, whatever it leaves of the boards the opponent's play made unlikely."""
+    """The interior centre whose window leaves the fewest boards on average, the truth drawn by
+    ``weights`` (sum over the groups the window shows of the group's weight times its size, over the
+    total weight): with every board weighing alike, ``window_square``; with the likeliest boards
+    weighing most (rbc_bot.likely), the sense that cuts the belief where the truth likely is. The
+    boards left still count one each: the worst-board ranking weighs every one of them."""
     w = np.asarray(weights, dtype=np.float64)
     left = [
-        float((np.bincount(inverse, weights=w, minlength=len(counts)) ** 2).sum())
+        float((np.bincount(inverse, weights=w, minlength=len(counts)) * counts).sum())
         for inverse, counts in _window_groups(rows)
     ]
     return INTERIOR[int(np.argmin(left))]

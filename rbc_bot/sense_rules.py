@@ -185,9 +185,9 @@ class SenseRules:
         return decision_square(rows, values, how, weights=weights, survivors=left, boards_per_point=per_point)
 
     def likely_window(self, seen: SenseInputs) -> int | None:
-        """The window sense on a sample of ``sense.likely_boards`` boards, each weighed by how likely
-        the opponent's play made it (rbc_bot.likely): the sense tells apart the boards where its
-        move hurt us, the likeliest, rather than cutting the belief evenly (None: one board)."""
+        """The window sense on a sample of ``sense.likely_boards`` boards, the truth drawn by how likely
+        the opponent's play made each (rbc_bot.likely): the sense cuts the belief most where its
+        move hurt us, the likeliest boards, rather than evenly (None: one board)."""
         rows = sample_rows(seen.rows, self.config.sense.likely_boards, self.rng)
         if len(rows) < 2:
             return None
