@@ -16,28 +16,19 @@ from collections import defaultdict
 from pathlib import Path
 
 import chess
-import chess.engine
 import numpy as np
 from turn_screen import load_suite, with_truth
 
 from rbc_bot.belief_rows import decode, encode, row_in
+from rbc_bot.engine import EnginePool
+from rbc_bot.engine_safety import material_balance
 
 CLIP = 2000
 
 
-def score(engine: chess.engine.SimpleEngine, board: chess.Board, depth: int) -> float:
-    if board.was_into_check():  # our side to move can capture the king: best for us
-        return CLIP
-    info = engine.analyse(board, chess.engine.Limit(depth=depth))
-    return float(np.clip(info["score"].pov(board.turn).score(mate_score=CLIP), -CLIP, CLIP))
-
-
-VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
-
-
-def material_balance(board: chess.Board) -> float:
-    """Material of the side to move minus the other side's."""
-    return float(sum(VALUES[p.piece_type] * (1 if p.color == board.turn else -1) for p in board.piece_map().values()))
+def scores_of(engine: EnginePool, boards: list[chess.Board], depth: int) -> list[float]:
+    """Each board's score for the side to move (us), clipped; the pool scores a capturable king as won."""
+    return [float(np.clip(s, -CLIP, CLIP)) for s in engine.evaluate(boards, depth=depth)]
 
 
 def rank(values: list[float], t: int) -> float:
@@ -58,15 +49,14 @@ def main() -> None:
     if args.limit:
         positions = positions[: args.limit]
     rng = np.random.default_rng(0)
-    engine = chess.engine.SimpleEngine.popen_uci("/usr/games/stockfish")
-    engine.configure({"Threads": 1, "Hash": 16})
+    engine = EnginePool(workers=1)
     ranks: dict[str, list[float]] = defaultdict(list)
     for count, position in enumerate(positions, 1):
         rows = with_truth(position.rows, position.truth, args.boards, rng)
         truth_row = encode(position.truth)
         boards = decode(rows, position.truth.turn, position.truth.fullmove_number)
-        scores = [score(engine, board, args.depth) for board in boards]
-        material = [material_balance(board) for board in boards]
+        scores = scores_of(engine, boards, args.depth)
+        material = [float(material_balance(board)) for board in boards]
         t = next(i for i in range(len(rows)) if row_in(truth_row, rows[i : i + 1]))
         size = "<=50" if position.believed <= 50 else "51-1000" if position.believed <= 1000 else ">1000"
         for name, values in (("engine", scores), ("material", material)):
@@ -74,13 +64,16 @@ def main() -> None:
             ranks[f"{name} all"].append(rank(values, t))
         if count % 50 == 0:
             print(f"{count} positions, mean u {np.mean(ranks['engine all']):.3f}", flush=True)
-    engine.quit()
+    engine.close()
     for size, us in sorted(ranks.items()):
         a = np.array(us)
         fifths = [np.mean((a >= k / 5) & (a < (k + 1) / 5 + (k == 4))) for k in range(5)]
         half = 1.96 * a.std(ddof=1) / np.sqrt(len(a))
-        print(f"{size:>16}: n={len(a):4d} mean u {a.mean():.3f} (95 % CI {a.mean()-half:.3f}..{a.mean()+half:.3f})"
-              f" fifths low->high " + " ".join(f"{f:.2f}" for f in fifths))
+        low, high = a.mean() - half, a.mean() + half
+        print(
+            f"{size:>16}: n={len(a):4d} mean u {a.mean():.3f} (95 % CI {low:.3f}..{high:.3f})"
+            f" fifths low->high " + " ".join(f"{f:.2f}" for f in fifths)
+        )
 
 
 if __name__ == "__main__":
