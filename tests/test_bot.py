@@ -300,7 +300,7 @@ def test_every_candidate_setting_plays_a_clean_game(tmp_path: Path, ours: str, c
     )  # fmt: skip
     result = play_short_game(tmp_path, "trout", ours, 30.0, 1.0, 21, caplog, settings)
     records = check_game(result, ours, caplog)
-    assert {"decision", "likely-window"} <= {r["sense_rule"] for r in records}
+    assert "decision" in {r["sense_rule"] for r in records}  # likely-window: tests/test_likely.py
 
 
 @pytest.mark.long
