@@ -86,8 +86,7 @@ def main() -> int:
             f"cap {cap:>5}, {len(games)} games: batch of cap {old:6.2f} s ({counts[1]} recoveries), "
             f"batch >= {floor} {new:6.2f} s ({counts[floor]} recoveries): {old / new:.1f}x faster"
         )
-        ratio = old / new
-        out[f"cap{cap}_speedup"] = ratio
+        out[f"cap{cap}_speedup"] = old / new
     if args.json:
         print(json.dumps(out))
     return 0

@@ -76,9 +76,18 @@ def survivors_at(rows: np.ndarray, centre: int) -> float:
     return _survivors(counts, len(rows))
 
 
-def expected_survivors(rows: np.ndarray) -> np.ndarray:
-    """For each interior centre, the expected number of boards left after sensing there (sum n_i^2 / N)."""
-    return np.array([_survivors(counts, len(rows)) for _, counts in _window_groups(rows)])
+def expected_survivors(rows: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+    """For each interior centre, the expected number of boards left after sensing there (sum n_i^2 / N),
+    the truth any of ``rows`` with equal chance or, with ``weights``, drawn by them (sum W_i n_i / W:
+    with the likeliest boards weighing most, rbc_bot.likely, the sense cuts the belief where the truth
+    likely is, while the boards left still count one each, as the worst-board ranking counts them)."""
+    if weights is None:
+        return np.array([_survivors(counts, len(rows)) for _, counts in _window_groups(rows)])
+    w = np.asarray(weights, dtype=np.float64)
+    return np.array([
+        float((np.bincount(inverse, weights=w, minlength=len(counts)) * counts).sum()) / w.sum()
+        for inverse, counts in _window_groups(rows)
+    ])  # fmt: skip
 
 
 def danger_square(
@@ -187,23 +196,10 @@ def decision_square(
     return INTERIOR[int(np.argmin(np.where(near, left, np.inf)))]
 
 
-def window_square(rows: np.ndarray) -> int:
-    """The interior centre whose 3x3 window leaves the fewest boards on average."""
-    return INTERIOR[int(np.argmin(expected_survivors(rows)))]
-
-
-def weighted_window_square(rows: np.ndarray, weights: np.ndarray) -> int:
-    """The interior centre whose window leaves the fewest boards on average, the truth drawn by
-    ``weights`` (sum over the groups the window shows of the group's weight times its size, over the
-    total weight): with every board weighing alike, ``window_square``; with the likeliest boards
-    weighing most (rbc_bot.likely), the sense that cuts the belief where the truth likely is. The
-    boards left still count one each: the worst-board ranking weighs every one of them."""
-    w = np.asarray(weights, dtype=np.float64)
-    left = [
-        float((np.bincount(inverse, weights=w, minlength=len(counts)) * counts).sum())
-        for inverse, counts in _window_groups(rows)
-    ]
-    return INTERIOR[int(np.argmin(left))]
+def window_square(rows: np.ndarray, weights: np.ndarray | None = None) -> int:
+    """The interior centre whose 3x3 window leaves the fewest boards on average (``expected_survivors``,
+    the truth drawn by ``weights`` if given)."""
+    return INTERIOR[int(np.argmin(expected_survivors(rows, weights)))]
 
 
 def choose_sense_square(

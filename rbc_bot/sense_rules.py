@@ -33,7 +33,7 @@ from rbc_bot.sense import (
     expected_survivors,
     king_square,
     sample_rows,
-    weighted_window_square,
+    window_square,
 )
 
 DANGER_SAMPLE = 2_000  # boards checked for an attacked king when choosing the sense
@@ -192,7 +192,7 @@ class SenseRules:
         if len(rows) < 2:
             return None
         weights = board_weights(decode(rows, seen.color), self.scorer, 0.8 * seen.seconds)
-        return weighted_window_square(rows, weights)
+        return window_square(rows, weights)
 
     def boards_left(self, rows: np.ndarray) -> np.ndarray:
         """Each centre's expected boards left in the whole belief, from a window sample of it."""

@@ -11,7 +11,7 @@ from rbc_bot.belief import encode
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
 from rbc_bot.likely import FIFTH_WEIGHTS, board_weights, rank_weights
-from rbc_bot.sense import weighted_window_square, window_keys, window_square
+from rbc_bot.sense import window_keys, window_square
 from rbc_bot.sense_rules import SenseInputs, SenseRules
 from tests.test_sense_rules import after_each_unseen_reply
 
@@ -46,8 +46,8 @@ def test_weighted_window_tells_the_heavy_boards_apart() -> None:
         return bool(keys[0] != keys[1])
 
     assert not tells_heavy_apart(window_square(rows))
-    assert tells_heavy_apart(weighted_window_square(rows, weights))
-    assert weighted_window_square(rows, np.ones(len(rows))) == window_square(rows)
+    assert tells_heavy_apart(window_square(rows, weights))
+    assert window_square(rows, np.ones(len(rows))) == window_square(rows)
 
 
 def test_the_window_rule_weighs_the_boards_by_their_scores() -> None:
@@ -70,7 +70,7 @@ def test_the_window_rule_weighs_the_boards_by_their_scores() -> None:
         square, rule = SenseRules(bot.config, bot.scorer, bot.rng).choose(seen)
         assert rule == "likely-window" and bot.scorer.evaluations == len(boards)
         weights = board_weights(boards, bot.scorer, 30.0)
-        assert square == weighted_window_square(rows, weights)
+        assert square == window_square(rows, weights)
         assert len(set(weights)) > 1
     finally:
         bot.close()
