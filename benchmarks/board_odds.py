@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import chess
@@ -35,7 +36,7 @@ from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.engine import king_capture_moves
 from rbc_bot.move import PIECE_VALUES
 
-BUCKETS = (0.0, 0.2, 0.4, 0.6, 0.8)  # lower bounds of the share buckets printed
+BUCKETS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8)  # lower bounds of the share buckets printed
 
 
 def piece_hangs(board: chess.Board) -> bool:
@@ -61,12 +62,16 @@ FEATURES: dict[str, Callable[[chess.Board], bool]] = {
 }
 
 
-def feature_turns(suite: Path, feature: str = "king-en-prise") -> tuple[np.ndarray, np.ndarray]:
-    """For each turn where some believed board has ``feature``: that share of the boards, and whether
-    the true board had it."""
+def feature_turns(
+    suite: Path, feature: str = "king-en-prise", min_believed: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each turn where some believed board has ``feature`` (and the belief held at least
+    ``min_believed`` boards): that share of the boards, and whether the true board had it."""
     has = FEATURES[feature]
     shares, hits = [], []
     for position in load_suite(suite):
+        if position.believed < min_believed:
+            continue
         boards = decode(position.rows, position.truth.turn)
         with_it = sum(1 for board in boards if has(board))
         if with_it:
@@ -104,9 +109,9 @@ def fitted_weight(shares: np.ndarray, hits: np.ndarray) -> float:
     return float(np.sqrt(low * high))
 
 
-def report(suite: Path, feature: str, screens: list[Path]) -> None:
+def report(suite: Path, feature: str, screens: list[Path], min_believed: int = 0) -> None:
     """The table and the fitted weight, printed; with ``screens``, the losses where a side raided."""
-    shares, hits = feature_turns(suite, feature)
+    shares, hits = feature_turns(suite, feature, min_believed)
     if not len(shares):
         print(f"no turn where a believed board has {feature}")
     else:
@@ -124,9 +129,10 @@ def table(shares: np.ndarray, hits: np.ndarray, feature: str) -> None:
     )
     print("share of boards | turns | true board had it | predicted counting boards alike")
     for low in BUCKETS:
-        inside = (shares >= low) & (shares < low + 0.2 if low < BUCKETS[-1] else shares <= 1.0)
+        high = BUCKETS[BUCKETS.index(low) + 1] if low < BUCKETS[-1] else 1.0
+        inside = (shares >= low) & ((shares < high) if low < BUCKETS[-1] else (shares <= 1.0))
         predicted = shares[inside].sum()
-        print(f"{low:.1f}-{low + 0.2:.1f} | {inside.sum()} | {hits[inside].sum()} | {predicted:.1f}")
+        print(f"{low:.2f}-{high:.2f} | {inside.sum()} | {hits[inside].sum()} | {predicted:.1f}")
     print(f"board weight that predicts the hits: {fitted_weight(shares, hits):.3f}")
 
 
@@ -135,8 +141,10 @@ def main() -> None:
     parser.add_argument("suite", type=Path)
     parser.add_argument("--feature", choices=FEATURES, default="king-en-prise")
     parser.add_argument("--screen", type=Path, action="append", default=[], help="turn_screen.py run rows")
+    parser.add_argument("--min-believed", type=int, default=0, help="only turns whose belief held this many")
     args = parser.parse_args()
-    screening.run_command("board_odds.py", lambda: report(args.suite, args.feature, args.screen))
+    run = partial(report, args.suite, args.feature, args.screen, args.min_believed)
+    screening.run_command("board_odds.py", run)
 
 
 if __name__ == "__main__":

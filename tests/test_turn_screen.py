@@ -236,6 +236,7 @@ def test_board_odds_compares_the_share_of_open_kings_with_the_truth(tmp_path: Pa
         stream.writelines(json.dumps(turn.as_dict()) + "\n" for turn in turns)
     shares, hits = board_odds.feature_turns(suite)
     assert shares.tolist() == [0.5, 0.5] and hits.tolist() == [True, False]
+    assert board_odds.feature_turns(suite, min_believed=3)[0].size == 0, "both beliefs held 2 boards"
     assert abs(board_odds.fitted_weight(shares, hits) - 1.0) < 1e-3
     four = np.full(4, 0.5)
     assert abs(board_odds.fitted_weight(four, np.array([True, False, False, False])) - 1 / 3) < 1e-3
