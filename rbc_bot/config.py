@@ -50,7 +50,7 @@ class SenseConfig:
     queen_over_danger: float = 0.0  # ... and before it when our king is attacked on fewer than this many
     # times the share of boards where our queen is (0: never)
     king_hunt_cp: float = 1000.0  # standing this well (mean centipawns), sense to locate the enemy king
-    likely_weights: bool = False  # weigh boards by how likely the opponent's play made them (the worse
+    likely_weights: bool = True  # weigh boards by how likely the opponent's play made them (the worse
     # for us, the likelier: rbc_bot.likely) in the decision sense and the window sense
     likely_boards: int = 300  # boards the window sense scores for those weights (depth 1)
 

@@ -90,6 +90,7 @@ def break_sense_selectors(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every sense selector the bot may call raises (the decision sense, the default, and the rest)."""
     monkeypatch.setattr(rbc_bot.sense_rules, "choose_sense_square", boom)
     monkeypatch.setattr(rbc_bot.sense_rules, "decision_square", boom)
+    monkeypatch.setattr(rbc_bot.sense_rules, "window_square", boom)  # the likely window's
 
 
 def test_broken_selectors_still_give_legal_actions(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:

@@ -58,14 +58,21 @@ def mixed_after_sense(boards: Sequence[chess.Board], marked: Sequence[bool], squ
 
 def test_decision_rule_only_up_to_its_belief_size() -> None:
     """20 believed boards: with no limit (0) or a limit of 20 the decision rule picks the centre; with a
-    limit of 19 the window rule does, its centre the one leaving the fewest boards, and no engine runs."""
+    limit of 19 the window rule does (the plain one, likely weights off), its centre the one leaving the
+    fewest boards, and no engine runs."""
     boards = after_each_unseen_reply()
     assert len(boards) == 20
     rows = np.stack([encode(b) for b in boards])
     seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
     for limit, decides in ((0, True), (20, True), (19, False)):
         config = load_config(
-            None, ["engine.workers=1", "sense.danger_first=false", f"sense.decision_max_boards={limit}"]
+            None,
+            [
+                "engine.workers=1",
+                "sense.danger_first=false",
+                "sense.likely_weights=false",
+                f"sense.decision_max_boards={limit}",
+            ],
         )
         bot = RbcBot(config)
         try:

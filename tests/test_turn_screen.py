@@ -94,7 +94,7 @@ def test_equal_configurations_play_each_turn_alike_with_legal_senses_and_moves(t
     for row in rows:
         position = positions[(row["game"], row["turn"])]
         assert row["base"] == row["candidate"] and row["base_sense"] == row["candidate_sense"]
-        assert row["base_rule"] in {"raid", "danger", "king-hunt", "decision", "window"}
+        assert row["base_rule"] in {"raid", "danger", "king-hunt", "decision", "likely-window", "window"}
         assert 1 <= row["base_after_sense"] <= len(position.rows)  # the truth survives its own sense
         legal = {m.uci() for m in move_actions(position.truth)} | {"pass"}
         assert row["base"] in legal and row["base_loss"] >= 0.0 and row["base_loss_measured"] >= 0.0
