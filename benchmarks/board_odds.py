@@ -128,9 +128,8 @@ def table(shares: np.ndarray, hits: np.ndarray, feature: str) -> None:
         f"{len(shares)} turns where some believed board has {feature}; the true board had it on", hits.sum()
     )
     print("share of boards | turns | true board had it | predicted counting boards alike")
-    for low in BUCKETS:
-        high = BUCKETS[BUCKETS.index(low) + 1] if low < BUCKETS[-1] else 1.0
-        inside = (shares >= low) & ((shares < high) if low < BUCKETS[-1] else (shares <= 1.0))
+    for low, high in zip(BUCKETS, (*BUCKETS[1:], 1.0), strict=True):
+        inside = (shares >= low) & ((shares < high) | (high == 1.0))  # the last bucket holds 1.0
         predicted = shares[inside].sum()
         print(f"{low:.2f}-{high:.2f} | {inside.sum()} | {hits[inside].sum()} | {predicted:.1f}")
     print(f"board weight that predicts the hits: {fitted_weight(shares, hits):.3f}")
