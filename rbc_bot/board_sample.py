@@ -12,7 +12,7 @@ the belief.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import chess
@@ -89,6 +89,10 @@ def uniform(boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> 
     return [boards[i] for i in sorted(pick)]
 
 
+Draw = Callable[[Sequence[chess.Board], int, np.random.Generator], list[chess.Board]]
+"""How ``k`` boards are drawn from a tier: :func:`uniform`, or by how likely each is (rbc_bot.likely)."""
+
+
 def tier_sizes(room: int, first: Sequence[tuple[int, float]], rest: int) -> tuple[list[int], int]:
     """How many boards to draw from each of the ``first`` tiers (size, share), each at most its share
     of ``room``, and from the ``rest`` (size) after them; when the rest runs short, the first tiers
@@ -140,12 +144,13 @@ class Tiers:
         rng: np.random.Generator,
         most_attacked: int | None = None,
         queen_share: float = 0.0,
+        draw_calm: Draw = uniform,
     ) -> tuple[list[chess.Board], np.ndarray]:
         """Up to ``k`` boards and how many believed boards each stands for: the attacked boards first
         (at most ``most_attacked`` of them); then, when not every board fits, up to ``queen_share`` of
         the room left for boards where our queen is attacked and up to ``threat_share`` for threatened
-        boards, each drawn uniformly; the rest a uniform sample of the calm ones (the others too if
-        those run short)."""
+        boards, each drawn uniformly; the rest drawn from the calm ones by ``draw_calm`` (the others
+        too if those run short)."""
         first = self.attacked[: min(k, len(self.attacked) if most_attacked is None else most_attacked)]
         room = k - len(first)
         shares = [(len(self.queen), queen_share), (len(self.threatened), threat_share)]
@@ -154,7 +159,7 @@ class Tiers:
             first
             + uniform(self.queen, from_queen, rng)
             + uniform(self.threatened, from_threatened, rng)
-            + uniform(self.calm, from_calm, rng)
+            + draw_calm(self.calm, from_calm, rng)
         )
         tiers = [
             (len(self.attacked), len(first)),

@@ -71,6 +71,9 @@ class MoveConfig:
     # opponent could check our king at once, when not every board fits (0: a uniform sample)
     queen_share: float = 0.0  # ... and up to this share of that room where our queen is attacked (0: off)
     min_boards: int = 8  # boards scored however short the time
+    likely_pool: int = 0  # when not every calm board fits, score this many at depth 1 and draw the
+    # sample (and the proposals' boards) by how likely each is (rbc_bot.likely; 0: uniformly)
+    likely_pool_share: float = 0.1  # ... within this share of the move budget
     consider_pass: bool = True  # the pass is a candidate too
     near_tie: float = 0.0  # candidates this close (expected score) to the best aggregate: best mean wins
     second_look: int = 0  # the best this many candidates are searched again, deeper (0, 1: no second look)
@@ -241,6 +244,8 @@ def validate(config: BotConfig) -> None:
             "move.king_risk=survivors needs move.aggregate=min",
         ),
         (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
+        (config.move.likely_pool >= 0, "move.likely_pool must be >= 0"),
+        (0.0 < config.move.likely_pool_share < 1.0, "move.likely_pool_share must be in (0, 1)"),
         (config.move.king_capture_guard_turns >= 0, "move.king_capture_guard_turns must be >= 0"),
         (config.move.passive_senses >= 0, "move.passive_senses must be >= 0"),
         (config.move.passive_boards >= 1, "move.passive_boards must be >= 1"),

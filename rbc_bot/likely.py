@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import chess
 import numpy as np
 
+from rbc_bot.board_sample import uniform
 from rbc_bot.scorer import Scorer
 
 FIFTH_WEIGHTS = np.array([3.25, 0.8, 0.5, 0.3, 0.15])
@@ -40,3 +41,28 @@ def board_weights(boards: Sequence[chess.Board], scorer: Scorer, budget_seconds:
     a board where we can capture the king scores as won (the opponent would not have left it)."""
     scores = scorer.evaluate(boards, depth=1, budget_seconds=budget_seconds)
     return rank_weights(np.asarray(scores, dtype=np.float64))
+
+
+class LikelyDraw:
+    """Draws ``k`` of a tier's boards with odds by how likely each is, for the move selector's sample:
+    under the worst-board ranking a move is judged by the boards that punish it, and the likeliest
+    boards are the ones worst for us, so they should be the ones scored. A pool of up to ``pool_size``
+    boards is scored once at depth 1 (within ``budget_seconds``) and weighed by ``rank_weights``; each
+    draw takes ``k`` of the pool without replacement, a board's odds its weight (Gumbel top-k). When
+    ``k`` takes every board (or the pool is no larger than ``k``) the weights cannot matter: uniform."""
+
+    def __init__(self, scorer: Scorer, pool_size: int, budget_seconds: float) -> None:
+        self.scorer = scorer
+        self.pool_size = pool_size
+        self.budget_seconds = budget_seconds
+        self.pools: dict[int, tuple[list[chess.Board], np.ndarray]] = {}  # by the tier's id, scored once
+
+    def __call__(self, boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> list[chess.Board]:
+        if k >= len(boards) or k >= self.pool_size:
+            return uniform(boards, k, rng)
+        if id(boards) not in self.pools:
+            pool = uniform(boards, self.pool_size, rng)
+            self.pools[id(boards)] = pool, board_weights(pool, self.scorer, self.budget_seconds)
+        pool, weights = self.pools[id(boards)]
+        keys = np.log(weights) + rng.gumbel(size=len(pool))
+        return [pool[i] for i in sorted(np.argsort(-keys)[:k].tolist())]

@@ -19,13 +19,14 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from rbc_bot.board_sample import Tiers
+from rbc_bot.board_sample import Draw, Tiers, uniform
 from rbc_bot.config import MoveConfig
 from rbc_bot.engine import (
     KING_CAPTURE_SCORE,
     can_capture_king,
     king_capture_moves,
 )
+from rbc_bot.likely import LikelyDraw
 from rbc_bot.ranking import (
     Candidate,
     board_likelihoods,
@@ -168,7 +169,8 @@ def choose_move(
             raid = capture
 
     tiers = Tiers.of(boards, config.threat_share > 0, config.queen_share > 0)
-    candidates = propose(tiers, len(boards), legal, captures, scorer, config, budget_seconds, rng)
+    draw = calm_draw(scorer, config, budget_seconds)
+    candidates = propose(tiers, len(boards), legal, captures, scorer, config, budget_seconds, rng, draw)
     bonuses = move_bonuses or {}
     candidates += [m for m, b in bonuses.items() if b > 0 and m not in candidates]
     if len(candidates) == 1:
@@ -181,7 +183,7 @@ def choose_move(
     n_boards = min(config.max_boards, n_boards, scorer.most_searches(0.85 * remaining) // len(candidates))
     n_boards = max(config.min_boards, n_boards)
     scored_boards, represented = tiers.sample(
-        n_boards, config.threat_share, rng, queen_share=config.queen_share
+        n_boards, config.threat_share, rng, queen_share=config.queen_share, draw_calm=draw
     )
     played = play_out(candidates, scored_boards, config, progress_bonus, bonuses)
     look_share = config.second_look_share if config.second_look > 1 else 0.0
@@ -207,6 +209,13 @@ def choose_move(
     )
 
 
+def calm_draw(scorer: Scorer, config: MoveConfig, budget_seconds: float) -> Draw:
+    """How the calm boards are drawn when not all fit: by how likely each is with ``likely_pool``."""
+    if not config.likely_pool:
+        return uniform
+    return LikelyDraw(scorer, config.likely_pool, config.likely_pool_share * budget_seconds)
+
+
 def propose(
     tiers: Tiers,
     n_boards: int,
@@ -216,19 +225,20 @@ def propose(
     config: MoveConfig,
     budget_seconds: float,
     rng: np.random.Generator,
+    draw: Draw = uniform,
 ) -> list[chess.Move | None]:
     """The candidates: Stockfish's top moves over a sample of boards (attacked boards first, so their
     escapes are proposed, up to ``proposal_attacked_share`` of the sample when there are others: a
     rare threat must not leave only king moves to choose from; then, with ``queen_share``, boards
     where our queen is attacked, so its escapes are proposed, and with ``threat_share``, boards where
-    the opponent could check our king at once, so the moves that parry a mate in one are proposed),
-    the king captures too rare to take
+    the opponent could check our king at once, so the moves that parry a mate in one are proposed;
+    the calm boards by ``draw``), the king captures too rare to take
     blindly, the quiet checks (which the engine rarely proposes: it assumes the opponent sees them)
     and the pass."""
     k = max(8, config.max_candidates)
     from_attacked = k if not tiers.quiet else max(1, int(k * config.proposal_attacked_share))
     proposal_boards, _ = tiers.sample(
-        k, config.threat_share, rng, most_attacked=from_attacked, queen_share=config.queen_share
+        k, config.threat_share, rng, from_attacked, queen_share=config.queen_share, draw_calm=draw
     )
     votes: Counter[chess.Move | None] = Counter()
     top_k = config.top_k if n_boards > 8 else max(config.top_k, 8)  # few boards: widen the search

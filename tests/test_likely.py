@@ -8,9 +8,13 @@ import numpy as np
 from reconchess.utilities import move_actions
 
 from rbc_bot.belief import encode
+from rbc_bot.board_sample import uniform
 from rbc_bot.bot import RbcBot
-from rbc_bot.config import load_config
-from rbc_bot.likely import FIFTH_WEIGHTS, board_weights, rank_weights
+from rbc_bot.config import EngineConfig, MoveConfig, load_config
+from rbc_bot.engine import EnginePool
+from rbc_bot.likely import FIFTH_WEIGHTS, LikelyDraw, board_weights, rank_weights
+from rbc_bot.move import choose_move
+from rbc_bot.scorer import Scorer
 from rbc_bot.sense import window_keys, window_square
 from rbc_bot.sense_rules import SenseInputs, SenseRules
 from tests.test_sense_rules import after_each_unseen_reply
@@ -74,3 +78,43 @@ def test_the_window_rule_weighs_the_boards_by_their_scores() -> None:
         assert len(set(weights)) > 1
     finally:
         bot.close()
+
+
+def test_the_move_sample_draws_the_boards_worst_for_us_more_often() -> None:
+    """Forty boards where White (to move) has lost its queen among 160 where it has not: a uniform
+    draw of 20 takes about 4 of them, the likely draw about 12 (odds 3.25 against 0.3 a board), and
+    the pool is scored once (depth-1 equivalent: 200 nodes) however many draws follow."""
+    level = chess.Board()
+    down = chess.Board()
+    down.remove_piece_at(chess.D1)
+    boards = [down] * 40 + [level] * 160
+    with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
+        scorer = Scorer(pool, EngineConfig(nodes=200))
+        draw = LikelyDraw(scorer, pool_size=200, budget_seconds=30.0)
+        drawn = [draw(boards, 20, np.random.default_rng(seed)) for seed in range(5)]
+        assert scorer.evaluations == 200
+        assert draw(boards, 200, np.random.default_rng(0)) == boards  # all of them: nothing to weigh
+    assert scorer.evaluations == 200
+    uniform_counts = [uniform(boards, 20, np.random.default_rng(s)).count(down) for s in range(5)]
+    likely_counts = [sample.count(down) for sample in drawn]
+    assert all(len(sample) == 20 for sample in drawn)
+    assert sum(likely_counts) >= 50 and sum(uniform_counts) <= 35, (likely_counts, uniform_counts)
+
+
+def test_the_move_selector_scores_a_likely_sample_when_not_every_board_fits() -> None:
+    """``move.likely_pool``: with 200 believed boards and room for 20, the pool is scored before the
+    candidates (the 200 depth-1 evaluations on top of the candidates' own) and the move is legal."""
+    level = chess.Board()
+    down = chess.Board()
+    down.remove_piece_at(chess.D1)
+    boards = [down] * 40 + [level] * 160
+    legal = move_actions(level)
+    evaluations = {}
+    for pool_size in (0, 200):
+        config = MoveConfig(max_boards=20, min_boards=20, likely_pool=pool_size)
+        with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
+            scorer = Scorer(pool, EngineConfig(nodes=200))
+            decision = choose_move(boards, legal, scorer, config, 30.0, np.random.default_rng(0))
+        assert decision.move in legal and decision.boards_scored == 20
+        evaluations[pool_size] = scorer.evaluations - decision.evaluations
+    assert evaluations[200] - evaluations[0] == 200
