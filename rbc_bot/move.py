@@ -26,7 +26,7 @@ from rbc_bot.engine import (
     can_capture_king,
     king_capture_moves,
 )
-from rbc_bot.likely import LikelyDraw
+from rbc_bot.likely import LikelyDraw, rank_weights
 from rbc_bot.ranking import (
     Candidate,
     board_likelihoods,
@@ -192,8 +192,7 @@ def choose_move(
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
-    weighed = config.blunder_board_weight < 1.0  # at 1 every board weighs the same: nothing to look for
-    weights = board_likelihoods(scored_boards, config.blunder_board_weight) if weighed else None
+    weights = move_weights(scored_boards, scores, config)
     ranked = rank(candidates, scores, config, weights, represented)
     if look_share:
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
@@ -207,6 +206,19 @@ def choose_move(
     return MoveDecision(
         move, reason, ranked, len(scored_boards), len(played.children), depth, len(tiers.threatened)
     )
+
+
+def move_weights(boards: Sequence[chess.Board], scores: np.ndarray, config: MoveConfig) -> np.ndarray | None:
+    """How likely each scored board is, for the averaging aggregates (None: alike): with
+    ``blunder_board_weight`` below 1, boards where the opponent left its king en prise weigh that much;
+    with ``likely_weights``, each board's rank weight (rbc_bot.likely) by our best candidate's score
+    there (``scores``: candidates x boards), so the boards worst for us, the likeliest, weigh most."""
+    weighed = config.blunder_board_weight < 1.0  # at 1 every board weighs the same: nothing to look for
+    weights = board_likelihoods(boards, config.blunder_board_weight) if weighed else None
+    if config.likely_weights and scores.size:
+        likely = rank_weights(scores.max(axis=0))
+        weights = likely if weights is None else weights * likely
+    return weights
 
 
 def calm_draw(scorer: Scorer, config: MoveConfig, budget_seconds: float) -> Draw:

@@ -13,7 +13,8 @@ from rbc_bot.bot import RbcBot
 from rbc_bot.config import EngineConfig, MoveConfig, load_config
 from rbc_bot.engine import EnginePool
 from rbc_bot.likely import FIFTH_WEIGHTS, LikelyDraw, board_weights, rank_weights
-from rbc_bot.move import choose_move
+from rbc_bot.move import choose_move, move_weights
+from rbc_bot.ranking import rank
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import window_keys, window_square
 from rbc_bot.sense_rules import SenseInputs, SenseRules
@@ -118,3 +119,22 @@ def test_the_move_selector_scores_a_likely_sample_when_not_every_board_fits() ->
         assert decision.move in legal and decision.boards_scored == 20
         evaluations[pool_size] = scorer.evaluations - decision.evaluations
     assert evaluations[200] - evaluations[0] == 200
+
+
+def test_the_averaging_aggregates_weigh_the_boards_worst_for_us_most() -> None:
+    """``move.likely_weights``: a move that does well on four boards where we stand well and badly on
+    the one where we stand worst (the likeliest) wins the plain mean and loses the weighed one to a
+    move that is modest everywhere; ``min`` ignores the weights."""
+    bold, modest = chess.Move.from_uci("d1h5"), chess.Move.from_uci("g1f3")
+    scores = np.array([[-300.0, 600, 600, 600, 600], [-100.0, 100, 100, 100, 100]])
+    boards = [chess.Board()] * 5
+    for likely, best in ((False, bold), (True, modest)):
+        config = MoveConfig(aggregate="mean", likely_weights=likely)
+        weights = move_weights(boards, scores, config)
+        assert (weights is None) != likely
+        assert rank([bold, modest], scores, config, weights)[0].move == best
+    weights = move_weights(boards, scores, MoveConfig(likely_weights=True))
+    assert weights is not None and weights[0] == FIFTH_WEIGHTS[0] and len(set(weights[1:])) == 1
+    worst_first = MoveConfig(aggregate="min", likely_weights=True)
+    assert rank([bold, modest], scores, worst_first, weights)[0].move == modest
+    assert rank([bold, modest], scores[:, 1:], worst_first, weights[1:])[0].move == bold
