@@ -36,6 +36,12 @@ def rank_weights(values: np.ndarray) -> np.ndarray:
     return FIFTH_WEIGHTS[fifth[inverse.reshape(-1)]]
 
 
+def best_candidate_weights(values: np.ndarray) -> np.ndarray:
+    """``rank_weights`` of each board (a column of ``values``: candidates x boards, ours) by our best
+    candidate's value there: how well we can stand on it, without another engine call."""
+    return rank_weights(np.asarray(values).max(axis=0))
+
+
 def board_weights(boards: Sequence[chess.Board], scorer: Scorer, budget_seconds: float) -> np.ndarray:
     """``rank_weights`` of each board's depth-1 score for us (the side to move) within ``budget_seconds``;
     a board where we can capture the king scores as won (the opponent would not have left it)."""
@@ -55,14 +61,15 @@ class LikelyDraw:
         self.scorer = scorer
         self.pool_size = pool_size
         self.budget_seconds = budget_seconds
-        self.pools: dict[int, tuple[list[chess.Board], np.ndarray]] = {}  # by the tier's id, scored once
+        self.tier: Sequence[chess.Board] | None = None  # the boards the pool was drawn from
+        self.pool: list[chess.Board] = []
+        self.weights = np.ones(0)
 
     def __call__(self, boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> list[chess.Board]:
         if k >= len(boards) or k >= self.pool_size:
             return uniform(boards, k, rng)
-        if id(boards) not in self.pools:
-            pool = uniform(boards, self.pool_size, rng)
-            self.pools[id(boards)] = pool, board_weights(pool, self.scorer, self.budget_seconds)
-        pool, weights = self.pools[id(boards)]
-        keys = np.log(weights) + rng.gumbel(size=len(pool))
-        return [pool[i] for i in sorted(np.argsort(-keys)[:k].tolist())]
+        if self.tier is not boards:  # scored once per tier, however many draws follow
+            self.tier, self.pool = boards, uniform(boards, self.pool_size, rng)
+            self.weights = board_weights(self.pool, self.scorer, self.budget_seconds)
+        keys = np.log(self.weights) + rng.gumbel(size=len(self.pool))
+        return [self.pool[i] for i in sorted(np.argsort(-keys)[:k].tolist())]

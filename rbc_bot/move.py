@@ -26,7 +26,7 @@ from rbc_bot.engine import (
     can_capture_king,
     king_capture_moves,
 )
-from rbc_bot.likely import LikelyDraw, rank_weights
+from rbc_bot.likely import LikelyDraw, best_candidate_weights
 from rbc_bot.ranking import (
     Candidate,
     board_likelihoods,
@@ -216,7 +216,7 @@ def move_weights(boards: Sequence[chess.Board], scores: np.ndarray, config: Move
     weighed = config.blunder_board_weight < 1.0  # at 1 every board weighs the same: nothing to look for
     weights = board_likelihoods(boards, config.blunder_board_weight) if weighed else None
     if config.likely_weights and scores.size:
-        likely = rank_weights(scores.max(axis=0))
+        likely = best_candidate_weights(scores)
         weights = likely if weights is None else weights * likely
     return weights
 

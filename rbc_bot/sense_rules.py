@@ -22,7 +22,7 @@ from rbc_bot.belief import decode, piece_code
 from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import king_capture_moves
-from rbc_bot.likely import board_weights, rank_weights
+from rbc_bot.likely import best_candidate_weights, board_weights
 from rbc_bot.move import candidate_values, likeliest_raid
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import (
@@ -177,7 +177,7 @@ class SenseRules:
         legal = set(seen.move_actions)
         values = candidate_values(boards, legal, self.scorer, self.config.move, 0.8 * seen.seconds, self.rng)
         if sense.likely_weights:
-            likely = rank_weights(values.max(axis=0))  # our best candidate's score on each board
+            likely = best_candidate_weights(values)
             weights = likely if weights is None else weights * likely
         how = "min" if self.config.move.aggregate == "min" else "mean"
         per_point = sense.decision_boards_per_point

@@ -81,14 +81,19 @@ def test_the_window_rule_weighs_the_boards_by_their_scores() -> None:
         bot.close()
 
 
+def queen_down_among_level() -> tuple[chess.Board, chess.Board, list[chess.Board]]:
+    """The start position, the same without White's queen, and 40 of the second among 160 of the first."""
+    level = chess.Board()
+    down = chess.Board()
+    down.remove_piece_at(chess.D1)
+    return level, down, [down] * 40 + [level] * 160
+
+
 def test_the_move_sample_draws_the_boards_worst_for_us_more_often() -> None:
     """Forty boards where White (to move) has lost its queen among 160 where it has not: a uniform
     draw of 20 takes about 4 of them, the likely draw about 12 (odds 3.25 against 0.3 a board), and
     the pool is scored once (depth-1 equivalent: 200 nodes) however many draws follow."""
-    level = chess.Board()
-    down = chess.Board()
-    down.remove_piece_at(chess.D1)
-    boards = [down] * 40 + [level] * 160
+    _, down, boards = queen_down_among_level()
     with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
         scorer = Scorer(pool, EngineConfig(nodes=200))
         draw = LikelyDraw(scorer, pool_size=200, budget_seconds=30.0)
@@ -105,10 +110,7 @@ def test_the_move_sample_draws_the_boards_worst_for_us_more_often() -> None:
 def test_the_move_selector_scores_a_likely_sample_when_not_every_board_fits() -> None:
     """``move.likely_pool``: with 200 believed boards and room for 20, the pool is scored before the
     candidates (the 200 depth-1 evaluations on top of the candidates' own) and the move is legal."""
-    level = chess.Board()
-    down = chess.Board()
-    down.remove_piece_at(chess.D1)
-    boards = [down] * 40 + [level] * 160
+    level, _, boards = queen_down_among_level()
     legal = move_actions(level)
     evaluations = {}
     for pool_size in (0, 200):
