@@ -57,12 +57,12 @@ class SenseConfig:
 
 @dataclass
 class MoveConfig:
-    aggregate: Literal["min", "mean", "mix", "regret", "tail", "rational"] = "min"  # scores over boards
+    aggregate: Literal["min", "mean", "mix", "regret", "tail", "rational"] = "mix"  # scores over boards
     rational_temperature: float = 0.05  # "rational": boards weigh exp(-(our best there - least best) / this)
     tail_share: float = 0.1  # "tail": the worst boards averaged, as a share of all boards
-    mix_min_weight: float = 0.5  # "mix" ("regret"): weight of the worst score (largest regret); rest: mean
+    mix_min_weight: float = 0.3  # "mix" ("regret"): weight of the worst score (largest regret); rest: mean
     blunder_board_weight: float = 1.0  # weight of boards where its king is en prise (means, raid share)
-    likely_weights: bool = False  # weigh the scored boards by how likely each is (rbc_bot.likely: the worse
+    likely_weights: bool = True  # weigh the scored boards by how likely each is (rbc_bot.likely: the worse
     # our best candidate does there, the likelier) in the means of the averaging aggregates (not "min")
     top_k: int = 3  # Stockfish's top moves per board that become candidates
     proposal_share: float = 0.25  # share of the move budget for finding candidates (the rest scores them)

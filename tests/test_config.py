@@ -52,9 +52,10 @@ def test_bad_overrides_name_the_key(override: str, message: str) -> None:
 
 def test_the_survivors_king_risk_needs_the_worst_board_aggregate() -> None:
     """Leaving the lost boards out of a worst board is defined; out of a mean it is not asked for."""
-    assert load_config(None, ["move.king_risk=survivors"]).move.king_risk == "survivors"
-    with pytest.raises(ValueError, match=re.escape("move.king_risk=survivors needs move.aggregate=min")):
-        load_config(None, ["move.king_risk=survivors", "move.aggregate=mean"])
+    assert load_config(None, ["move.king_risk=survivors", "move.aggregate=min"]).move.king_risk == "survivors"
+    for aggregate in ("mean", "mix"):  # mix is the default
+        with pytest.raises(ValueError, match=re.escape("move.king_risk=survivors needs move.aggregate=min")):
+            load_config(None, ["move.king_risk=survivors", f"move.aggregate={aggregate}"])
 
 
 def test_the_move_samples_shares_cannot_ask_for_more_than_the_room() -> None:

@@ -3,6 +3,8 @@ over boards, board likelihoods, the near-tie rule. Pure arithmetic on hand-made 
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import chess
 import numpy as np
 import pytest
@@ -93,10 +95,11 @@ def test_a_near_tie_on_the_worst_board_is_decided_by_the_mean() -> None:
         ]
     )
     moves = [chess.Move.from_uci(m) for m in ("e2e4", "d2d4", "g1f3")]
-    assert rank(moves, scores, MoveConfig())[0].move == moves[0]
-    assert rank(moves, scores, MoveConfig(near_tie=0.03))[0].move == moves[1]
-    assert rank(moves, scores, MoveConfig(near_tie=1.0))[0].move == moves[1]
-    assert rank([moves[0], moves[2]], scores[[0, 2]], MoveConfig(near_tie=1.0))[0].move == moves[0]
+    worst = MoveConfig(aggregate="min")
+    assert rank(moves, scores, worst)[0].move == moves[0]
+    assert rank(moves, scores, replace(worst, near_tie=0.03))[0].move == moves[1]
+    assert rank(moves, scores, replace(worst, near_tie=1.0))[0].move == moves[1]
+    assert rank([moves[0], moves[2]], scores[[0, 2]], replace(worst, near_tie=1.0))[0].move == moves[0]
 
 
 def test_board_likelihoods_weigh_down_boards_with_the_king_en_prise() -> None:
