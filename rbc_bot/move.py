@@ -1,11 +1,12 @@
-"""Move selectors: the seed's best-worst choice over the boards we believe possible.
+"""Move selectors: the move that does best over the boards we believe possible, worst case and likely case.
 
-Candidates are Stockfish's top moves over a sample of boards (boards where our king is attacked
-first, so their escapes are proposed), plus the pass. Every candidate is played on every scored board
-with RBC revision and the position after it is scored from our side; among the moves that leave our
-king capturable on the fewest boards, the one whose aggregate (worst, by default) expected score is
-best wins. A king capture possible on enough believed boards is taken at once, if a miss cannot cost
-our king. Quiet checks earn a bonus: the opponent is not told it is in check.
+Candidates are Stockfish's top moves over a sample of boards (boards where our king is attacked first,
+so their escapes are proposed), plus the pass. Every candidate is played on every scored board with RBC
+revision and the position after it is scored from our side; among the moves that leave our king
+capturable on the fewest boards, the one whose aggregate expected score is best wins (by default 0.3 of
+its worst board and 0.7 of its mean, each board weighed by how likely it is). A king capture possible on
+enough believed boards is taken at once, if a miss cannot cost our king. Quiet checks earn a bonus: the
+opponent is not told it is in check.
 """
 
 from __future__ import annotations
