@@ -81,9 +81,10 @@ class MoveConfig:
     second_look: int = 0  # the best this many candidates are searched again, deeper (0, 1: no second look)
     second_look_share: float = 0.25  # ... with this share of the move budget
     second_look_boards: int = 4  # ... on each one's this many worst boards
-    king_risk: Literal["fewest", "expected", "survivors"] = "fewest"  # every move can lose the king:
-    # fewest such boards first, or the best expected score (a lost king scoring 0) over the believed
-    # boards they stand for, or fewest first and then the worst of the boards where the king survives
+    king_risk: Literal["fewest", "expected", "survivors", "aggregate"] = "fewest"  # every move can lose
+    # the king: fewest such boards first, or the best expected score (a lost king scoring 0) over the
+    # believed boards they stand for, or fewest first and then the worst of the boards where the king
+    # survives; "aggregate": never count them first, the averaging aggregate prices a lost king (0)
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     king_capture_guard_value: int = 0  # ... unless a miss hangs the piece, if worth this many pawns (0: off)
     king_capture_guard_turns: int = 0  # ... the guard only in our first this many turns (0: in every turn)
@@ -244,6 +245,10 @@ def validate(config: BotConfig) -> None:
         (
             config.move.king_risk != "survivors" or config.move.aggregate == "min",
             "move.king_risk=survivors needs move.aggregate=min",
+        ),
+        (
+            config.move.king_risk != "aggregate" or config.move.aggregate != "min",
+            "move.king_risk=aggregate needs an averaging move.aggregate (not min)",
         ),
         (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
         (config.move.likely_pool >= 0, "move.likely_pool must be >= 0"),

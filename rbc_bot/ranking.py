@@ -169,7 +169,10 @@ def rank(
     With ``king_risk="survivors"`` the worst board is taken over the boards where our king survives the
     move: once every candidate loses it somewhere, the lost boards are counted first and would
     otherwise set every worst board alike, leaving the choice to a centipawn mean in which one king
-    capture either way (+-30,000) outweighs a queen hung on a tenth of the boards."""
+    capture either way (+-30,000) outweighs a queen hung on a tenth of the boards. With
+    ``king_risk="aggregate"`` nothing is counted first: under an averaging aggregate a lost king scores
+    0 on its board, so a move losing it on one board in forty can beat a king walk that hangs a rook
+    on a third of them."""
     believed = board_weights  # likelihood times the believed boards each scored board stands for
     if stand_for is not None:
         believed = stand_for if board_weights is None else board_weights * stand_for
@@ -188,7 +191,10 @@ def rank(
         Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost), clipped_mean(row))
         for move, row, value, lost in zip(candidates, scores, values, king_lost.sum(axis=1), strict=True)
     ]
-    ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
+    if config.king_risk == "aggregate":
+        ranked.sort(key=lambda c: (c.score, c.mean), reverse=True)
+    else:
+        ranked.sort(key=lambda c: (-c.king_losses, c.score, c.mean), reverse=True)
     if config.king_risk == "expected" and ranked and ranked[0].king_losses > 0:
         return king_risk_ranking(ranked, candidates, curved, believed)
     if config.near_tie > 0 and len(ranked) > 1:

@@ -58,6 +58,14 @@ def test_the_survivors_king_risk_needs_the_worst_board_aggregate() -> None:
             load_config(None, ["move.king_risk=survivors", f"move.aggregate={aggregate}"])
 
 
+def test_the_aggregate_king_risk_needs_an_averaging_aggregate() -> None:
+    """Under the worst board every move that loses the king somewhere scores the same: nothing to price."""
+    assert load_config(None, ["move.king_risk=aggregate"]).move.king_risk == "aggregate"
+    message = "move.king_risk=aggregate needs an averaging move.aggregate (not min)"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_config(None, ["move.king_risk=aggregate", "move.aggregate=min"])
+
+
 def test_the_move_samples_shares_cannot_ask_for_more_than_the_room() -> None:
     """The queen and threat tiers each take up to their share of the same room."""
     assert load_config(None, ["move.queen_share=0.4", "move.threat_share=0.6"]).move.queen_share == 0.4

@@ -160,6 +160,23 @@ def test_when_every_move_can_lose_the_king_the_expected_score_ranks_them() -> No
     assert rank(moves, with_safe, MoveConfig(king_risk="expected"))[0].move == moves[2]
 
 
+def test_the_aggregate_king_risk_prices_a_rare_king_loss_against_a_piece_hung_often() -> None:
+    """Forty boards. The quiet move loses our king on one and keeps level on the rest; the king walk
+    never loses it but hangs a rook (-300) on sixteen. Counting king losses first plays the walk
+    whatever it costs; under the mixed aggregate a lost king scores 0 like any lost game, so the one
+    board in forty weighs less than the rook on sixteen. A move losing the king on half the boards
+    still ranks below the walk."""
+    quiet = [-30_000.0] + [0.0] * 39
+    walk = [-300.0] * 16 + [0.0] * 24
+    reckless = [-30_000.0] * 20 + [0.0] * 20
+    moves = [chess.Move.from_uci(m) for m in ("a2a3", "e1d2", "h2h4")]
+    scores = np.array([quiet, walk, reckless])
+    assert rank(moves, scores, MoveConfig())[0].move == moves[1]
+    ranked = rank(moves, scores, MoveConfig(king_risk="aggregate"))
+    assert [c.move for c in ranked] == moves
+    assert [c.king_losses for c in ranked] == [1, 0, 20]
+
+
 def test_survivors_ranks_king_losing_moves_by_their_worst_board_where_the_king_survives() -> None:
     """Ten boards; every move loses our king on one. The queen sortie wins a king capture on another
     (+30,000) and hangs the queen on two; the quiet move keeps level on the nine. By fewest king
