@@ -1,6 +1,7 @@
 """Two configurations against the same opponent, compared game by game on the seeds both played.
 
 Usage: python benchmarks/paired.py --base RUN_DIR [RUN_DIR ...] --candidate RUN_DIR [RUN_DIR ...]
+    [--longer-than PLIES]
 (the --out folders of `run_bot.py match`, or kept records under benchmarks/strength/)
 
 Why: a match against StrangeFish is a few games on 2 cores, and two such matches differ by more in
@@ -9,7 +10,9 @@ seed and colour removes that part; what is left is counted honestly: the score o
 games, an exact two-sided sign test over the pairings where one side did better (a draw or a game
 split between several runs of one side counts by its points), the difference in points a game with
 its 95 % CI, and how many paired games a difference of that size would need to show. Several folders
-on one side pool their games: main's runs of several sessions on the same seeds.
+on one side pool their games: main's runs of several sessions on the same seeds. ``--longer-than``
+keeps only the seeds and colours whose every game, on both sides, lasted more than that many plies:
+whether a change that wins quick games against one opponent's blind spot plays the long ones better.
 """
 
 from __future__ import annotations
@@ -27,14 +30,19 @@ from rbc_bot.stats import paired_difference, sign_test
 Key = tuple[int, str]  # (seed, our colour)
 
 
-def load_scores(runs: list[Path]) -> dict[Key, float]:
-    """Each (seed, colour)'s mean points over every game of ``runs`` that played it."""
+def load_scores(runs: list[Path], longer_than: int = 0) -> dict[Key, float]:
+    """Each (seed, colour)'s mean points over every game of ``runs`` that played it; with
+    ``longer_than``, only the (seed, colour)s none of whose games ended within that many plies."""
     games: dict[Key, list[float]] = defaultdict(list)
+    short: set[Key] = set()
     for run in runs:
         for line in (run / "results.jsonl").read_text().splitlines():
             record = json.loads(line)
-            games[(int(record["seed"]), record["a_color"])].append(game_points(record, record["a_color"]))
-    return {key: sum(p) / len(p) for key, p in games.items()}
+            key = (int(record["seed"]), record["a_color"])
+            games[key].append(game_points(record, record["a_color"]))
+            if record.get("plies", 0) <= longer_than:
+                short.add(key)
+    return {key: sum(p) / len(p) for key, p in games.items() if longer_than == 0 or key not in short}
 
 
 def compare(base: dict[Key, float], candidate: dict[Key, float]) -> list[str]:
@@ -75,11 +83,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description="Compare two configurations on the seeds both played.")
     parser.add_argument("--base", nargs="+", type=Path, required=True, metavar="RUN_DIR")
     parser.add_argument("--candidate", nargs="+", type=Path, required=True, metavar="RUN_DIR")
+    parser.add_argument(
+        "--longer-than",
+        type=int,
+        default=0,
+        metavar="PLIES",
+        help="only the seeds and colours whose games all lasted more plies (both sides)",
+    )
     args = parser.parse_args()
+    if args.longer_than < 0:
+        sys.exit("paired.py: error: --longer-than must be >= 0")
     missing = [run for run in args.base + args.candidate if not (run / "results.jsonl").is_file()]
     if missing:
         sys.exit(f"paired.py: error: not a match folder (no results.jsonl): {missing[0]}")
-    for line in compare(load_scores(args.base), load_scores(args.candidate)):
+    for line in compare(
+        load_scores(args.base, args.longer_than), load_scores(args.candidate, args.longer_than)
+    ):
         print(line)
 
 

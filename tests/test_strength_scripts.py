@@ -62,6 +62,32 @@ def test_pooled_base_against_candidate_on_shared_seeds(tmp_path: Path) -> None:
     )
 
 
+def test_longer_than_keeps_the_seeds_whose_games_all_lasted_longer(tmp_path: Path) -> None:
+    """Seed 1 white: the base's game was quick (a raid), so the pair goes whichever side was quick;
+    seed 2 black lasted on both sides and stays; seed 3 white is quick on the candidate's side."""
+
+    def run(folder: str, games: list[tuple[int, str, str, int]]) -> Path:
+        path = tmp_path / folder
+        path.mkdir()
+        rows = [{"seed": s, "a_color": c, "winner": w, "plies": n} for s, c, w, n in games]
+        (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+        return path
+
+    base = run("b", [(1, "white", "white", 12), (2, "black", "white", 80), (3, "white", "black", 90)])
+    cand = run("c", [(1, "white", "black", 70), (2, "black", "black", 60), (3, "white", "white", 9)])
+    assert paired.load_scores([base], longer_than=20) == {(2, "black"): 0.0, (3, "white"): 0.0}
+    assert paired.load_scores([cand], longer_than=20) == {(1, "white"): 0.0, (2, "black"): 1.0}
+    lines = paired.compare(paired.load_scores([base], 20), paired.load_scores([cand], 20))
+    assert lines[0].startswith("2 black") and lines[1].startswith("1 shared games")
+    assert len(paired.load_scores([base])) == 3  # no filter by default
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--base", str(base), "--candidate", str(cand), "--longer-than", "-1"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == ["paired.py: error: --longer-than must be >= 0"]
+
+
 def test_draws_count_half(tmp_path: Path) -> None:
     run = write_run(tmp_path / "d", [(7, "black", None)])
     assert paired.load_scores([run]) == {(7, "black"): 0.5}
