@@ -40,9 +40,9 @@ def load_scores(runs: list[Path], longer_than: int = 0) -> dict[Key, float]:
             record = json.loads(line)
             key = (int(record["seed"]), record["a_color"])
             games[key].append(game_points(record, record["a_color"]))
-            if record.get("plies", 0) <= longer_than:
+            if longer_than and record.get("plies", 0) <= longer_than:
                 short.add(key)
-    return {key: sum(p) / len(p) for key, p in games.items() if longer_than == 0 or key not in short}
+    return {key: sum(p) / len(p) for key, p in games.items() if key not in short}
 
 
 def compare(base: dict[Key, float], candidate: dict[Key, float]) -> list[str]:
