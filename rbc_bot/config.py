@@ -64,6 +64,8 @@ class MoveConfig:
     blunder_board_weight: float = 1.0  # weight of boards where its king is en prise (means, raid share)
     likely_weights: bool = True  # weigh the scored boards by how likely each is (rbc_bot.likely: the worse
     # our best candidate does there, the likelier) in the means of the averaging aggregates (not "min")
+    weigh_represented: bool = False  # ... and by the believed boards each scored board stands for: the
+    # boards where our king is attacked are all scored, so alone they can fill much of the sample
     top_k: int = 3  # Stockfish's top moves per board that become candidates
     proposal_share: float = 0.25  # share of the move budget for finding candidates (the rest scores them)
     max_candidates: int = 24  # candidates scored at most (most proposed first)

@@ -193,8 +193,9 @@ def choose_move(
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
-    weights = move_weights(scored_boards, scores, config)
-    ranked = rank(candidates, scores, config, weights, represented)
+    weights = move_weights(scored_boards, scores, config, represented)
+    # rank weighs by ``represented`` only where the weights do not hold it already
+    ranked = rank(candidates, scores, config, weights, None if config.weigh_represented else represented)
     if look_share:
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
         look = SecondLook(candidates, scored_boards, scores, weights)
@@ -209,16 +210,27 @@ def choose_move(
     )
 
 
-def move_weights(boards: Sequence[chess.Board], scores: np.ndarray, config: MoveConfig) -> np.ndarray | None:
-    """How likely each scored board is, for the averaging aggregates (None: alike): with
+def move_weights(
+    boards: Sequence[chess.Board],
+    scores: np.ndarray,
+    config: MoveConfig,
+    represented: np.ndarray | None = None,
+) -> np.ndarray | None:
+    """How much each scored board weighs in the averaging aggregates (None: alike): with
     ``blunder_board_weight`` below 1, boards where the opponent left its king en prise weigh that much;
     with ``likely_weights``, each board's rank weight (rbc_bot.likely) by our best candidate's score
-    there (``scores``: candidates x boards), so the boards worst for us, the likeliest, weigh most."""
+    there (``scores``: candidates x boards), so the boards worst for us, the likeliest, weigh most; with
+    ``weigh_represented``, times the believed boards each stands for (``represented``), scaled to at
+    most 1: every attacked board is scored, so counted alike a check on 2 % of the belief can fill a
+    quarter of the sample and of the mean."""
     weighed = config.blunder_board_weight < 1.0  # at 1 every board weighs the same: nothing to look for
     weights = board_likelihoods(boards, config.blunder_board_weight) if weighed else None
     if config.likely_weights and scores.size:
         likely = best_candidate_weights(scores)
         weights = likely if weights is None else weights * likely
+    if config.weigh_represented and represented is not None and len(represented):
+        share = np.asarray(represented, dtype=np.float64) / float(np.max(represented))
+        weights = share if weights is None else weights * share
     return weights
 
 

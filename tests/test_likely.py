@@ -8,7 +8,7 @@ import numpy as np
 from reconchess.utilities import move_actions
 
 from rbc_bot.belief import encode
-from rbc_bot.board_sample import uniform
+from rbc_bot.board_sample import Tiers, uniform
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import EngineConfig, MoveConfig, load_config
 from rbc_bot.engine import EnginePool
@@ -140,3 +140,26 @@ def test_the_averaging_aggregates_weigh_the_boards_worst_for_us_most() -> None:
     worst_first = MoveConfig(aggregate="min", likely_weights=True)
     assert rank([bold, modest], scores, worst_first, weights)[0].move == modest
     assert rank([bold, modest], scores[:, 1:], worst_first, weights[1:])[0].move == bold
+
+
+def test_weighing_the_represented_boards_keeps_a_rare_check_to_its_share() -> None:
+    """``move.weigh_represented``: one believed board of 41 holds a check; all attacked boards are
+    scored, so in a sample of five it is a fifth of the mean. A move that loses 400 cp there and gains
+    150 on the calm boards loses to a move level everywhere when the boards count alike, and wins
+    when each counts for the believed boards it stands for (the worst board still counts in full)."""
+    checked = chess.Board("4k3/8/8/8/8/8/4r3/4K3 w - - 0 1")
+    calm = [chess.Board("4k3/8/8/8/8/8/r7/4K3 w - - 0 1") for _ in range(40)]
+    tiers = Tiers.of([checked, *calm], split_threats=False)
+    boards, represented = tiers.sample(5, 0.0, np.random.default_rng(0))
+    assert boards[0] is checked and list(represented) == [1.0, 10.0, 10.0, 10.0, 10.0]
+    level, bold = chess.Move.from_uci("e1d1"), chess.Move.from_uci("e1f1")
+    scores = np.array([[0.0] * 5, [-400.0, 150, 150, 150, 150]])
+    for weigh, best in ((False, level), (True, bold)):
+        config = MoveConfig(aggregate="mix", likely_weights=False, weigh_represented=weigh)
+        weights = move_weights(boards, scores, config, represented)
+        assert (weights is None) != weigh
+        assert rank([level, bold], scores, config, weights)[0].move == best
+    both = move_weights(boards, scores, MoveConfig(likely_weights=True, weigh_represented=True), represented)
+    likely = move_weights(boards, scores, MoveConfig(likely_weights=True))
+    assert both is not None and likely is not None
+    assert np.allclose(both, likely * represented / 10.0)
