@@ -87,6 +87,8 @@ class MoveConfig:
     # the king: fewest such boards first, or the best expected score (a lost king scoring 0) over the
     # believed boards they stand for, or fewest first and then the worst of the boards where the king
     # survives; "aggregate": never count them first, the averaging aggregate prices a lost king (0)
+    king_risk_share: float = 0.0  # ("fewest") a move losing our king on less than this share of the
+    # believed boards counts as losing it on none: the averaging aggregate prices it (0: always counted)
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     king_capture_guard_value: int = 0  # ... unless a miss hangs the piece, if worth this many pawns (0: off)
     king_capture_guard_turns: int = 0  # ... the guard only in our first this many turns (0: in every turn)
@@ -251,6 +253,11 @@ def validate(config: BotConfig) -> None:
         (
             config.move.king_risk != "aggregate" or config.move.aggregate != "min",
             "move.king_risk=aggregate needs an averaging move.aggregate (not min)",
+        ),
+        (0.0 <= config.move.king_risk_share < 1.0, "move.king_risk_share must be in [0, 1)"),
+        (
+            config.move.king_risk_share == 0 or config.move.aggregate != "min",
+            "move.king_risk_share needs an averaging move.aggregate (not min)",
         ),
         (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
         (config.move.likely_pool >= 0, "move.likely_pool must be >= 0"),

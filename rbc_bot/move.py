@@ -194,8 +194,7 @@ def choose_move(
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
     weights = move_weights(scored_boards, scores, config, represented)
-    # rank weighs by ``represented`` only where the weights do not hold it already
-    ranked = rank(candidates, scores, config, weights, None if config.weigh_represented else represented)
+    ranked = rank(candidates, scores, config, weights, represented)
     if look_share:
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
         look = SecondLook(candidates, scored_boards, scores, weights)

@@ -174,7 +174,7 @@ def rank(
     0 on its board, so a move losing it on one board in forty can beat a king walk that hangs a rook
     on a third of them."""
     believed = board_weights  # likelihood times the believed boards each scored board stands for
-    if stand_for is not None:
+    if stand_for is not None and not config.weigh_represented:  # (which the weights hold already)
         believed = stand_for if board_weights is None else board_weights * stand_for
     rational = config.aggregate == "rational"
     curved = on_curve(scores, config.score_curve)
@@ -187,9 +187,10 @@ def rank(
         config.tail_share,
         config.rational_temperature,
     )
+    losses = counted_king_losses(king_lost, stand_for, config.king_risk_share)
     ranked = [
         Candidate(move, float(row.min()), float(row.mean()), float(value), int(lost), clipped_mean(row))
-        for move, row, value, lost in zip(candidates, scores, values, king_lost.sum(axis=1), strict=True)
+        for move, row, value, lost in zip(candidates, scores, values, losses, strict=True)
     ]
     if config.king_risk == "aggregate":
         ranked.sort(key=lambda c: (c.score, c.mean), reverse=True)
@@ -206,6 +207,20 @@ def rank(
         ranked.remove(best)
         ranked.insert(0, best)
     return ranked
+
+
+def counted_king_losses(king_lost: np.ndarray, stand_for: np.ndarray | None, share: float) -> np.ndarray:
+    """Each candidate's scored boards on which our king can then be captured, as the ranking counts them
+    first (``king_lost``: candidates x boards). With ``share`` set, a candidate that loses it on less
+    than that share of the believed boards (each scored board weighed by the boards it stands for)
+    counts none: its averaging aggregate prices the loss (a lost king scores 0), so a check on one
+    board in fifty no longer forces a king walk that hangs a rook on a third of them."""
+    counts = king_lost.sum(axis=1)
+    if share <= 0 or not king_lost.size:
+        return counts
+    believed = np.ones(king_lost.shape[1]) if stand_for is None else np.asarray(stand_for, dtype=np.float64)
+    lost_share = (king_lost * believed).sum(axis=1) / max(float(believed.sum()), 1e-12)
+    return np.where(lost_share < share, 0, counts)
 
 
 def king_risk_ranking(

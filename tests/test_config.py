@@ -58,6 +58,15 @@ def test_the_survivors_king_risk_needs_the_worst_board_aggregate() -> None:
             load_config(None, ["move.king_risk=survivors", f"move.aggregate={aggregate}"])
 
 
+def test_the_king_risk_share_needs_an_averaging_aggregate() -> None:
+    assert load_config(None, ["move.king_risk_share=0.03"]).move.king_risk_share == 0.03
+    message = "move.king_risk_share needs an averaging move.aggregate (not min)"
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_config(None, ["move.king_risk_share=0.03", "move.aggregate=min"])
+    with pytest.raises(ValueError, match=re.escape("move.king_risk_share must be in [0, 1)")):
+        load_config(None, ["move.king_risk_share=1"])
+
+
 def test_the_aggregate_king_risk_needs_an_averaging_aggregate() -> None:
     """Under the worst board every move that loses the king somewhere scores the same: nothing to price."""
     assert load_config(None, ["move.king_risk=aggregate"]).move.king_risk == "aggregate"

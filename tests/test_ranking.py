@@ -177,6 +177,24 @@ def test_the_aggregate_king_risk_prices_a_rare_king_loss_against_a_piece_hung_of
     assert [c.king_losses for c in ranked] == [1, 0, 20]
 
 
+def test_a_king_loss_below_the_share_is_priced_by_the_aggregate_not_counted_first() -> None:
+    """The same forty boards with ``move.king_risk_share=0.02``: the board where the quiet move loses
+    our king is 1 in 40 of the scored ones (counted first: the walk) but stands for 1 believed board of
+    391 (priced by the mixed aggregate: the quiet move). Losing it on half of them is counted still."""
+    quiet = [-30_000.0] + [0.0] * 39
+    walk = [-300.0] * 16 + [0.0] * 24
+    reckless = [-30_000.0] * 20 + [0.0] * 20
+    moves = [chess.Move.from_uci(m) for m in ("a2a3", "e1d2", "h2h4")]
+    scores = np.array([quiet, walk, reckless])
+    config = MoveConfig(king_risk_share=0.02)
+    stand_for = np.array([1.0] + [10.0] * 39)
+    assert rank(moves, scores, config)[0].move == moves[1]
+    ranked = rank(moves, scores, config, stand_for=stand_for)
+    assert [c.move for c in ranked] == moves
+    assert [c.king_losses for c in ranked] == [0, 0, 20]
+    assert [c.king_losses for c in rank(moves, scores, MoveConfig(), stand_for=stand_for)] == [0, 1, 20]
+
+
 def test_survivors_ranks_king_losing_moves_by_their_worst_board_where_the_king_survives() -> None:
     """Ten boards; every move loses our king on one. The queen sortie wins a king capture on another
     (+30,000) and hangs the queen on two; the quiet move keeps level on the nine. By fewest king
