@@ -41,8 +41,8 @@ from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import BotConfig, MoveConfig
 from rbc_bot.engine import KING_CAPTURE_SCORE, king_capture_moves
-from rbc_bot.move import likeliest_raid
 from rbc_bot.notation import square_name
+from rbc_bot.raid import likeliest_raid
 from rbc_bot.replay.judge import Searcher
 from rbc_bot.replay.load import LoadedGame
 from rbc_bot.rules import sense_window

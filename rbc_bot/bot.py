@@ -27,10 +27,11 @@ from rbc_bot.belief_rows import decode
 from rbc_bot.clock import Clock, TurnBudget, panic_move_config
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import MoveDecision, choose_move, guard_for_turn, king_capture
+from rbc_bot.move import MoveDecision, choose_move
 from rbc_bot.notation import square_name
 from rbc_bot.opening import opening_bonuses
 from rbc_bot.passive import PassiveWatch
+from rbc_bot.raid import guard_for_turn, king_capture
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense_rules import SenseInputs, SenseRules
 

@@ -23,7 +23,8 @@ from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import king_capture_moves
 from rbc_bot.likely import best_candidate_weights, board_weights
-from rbc_bot.move import candidate_values, likeliest_raid
+from rbc_bot.move import candidate_values
+from rbc_bot.raid import likeliest_raid
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import (
     attacked_first,

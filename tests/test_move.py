@@ -18,17 +18,8 @@ from reconchess.utilities import move_actions
 from rbc_bot.board_sample import Tiers, our_king_attacked
 from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool, can_capture_king
-from rbc_bot.move import (
-    MoveDecision,
-    SecondLook,
-    choose_move,
-    exposes_king,
-    guard_for_turn,
-    king_capture,
-    play_out,
-    propose,
-    quiet_checks,
-)
+from rbc_bot.move import MoveDecision, SecondLook, choose_move, play_out, propose, quiet_checks
+from rbc_bot.raid import exposes_king, guard_for_turn, king_capture
 from rbc_bot.ranking import rank
 from rbc_bot.rules import revise
 from rbc_bot.scorer import Scorer
