@@ -32,9 +32,8 @@ import screening
 from turn_screen import load_suite
 
 from rbc_bot.belief_rows import decode
-from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
+from rbc_bot.board_sample import PIECE_VALUES, our_king_attacked, our_queen_attacked
 from rbc_bot.engine import king_capture_moves
-from rbc_bot.raid import PIECE_VALUES
 
 BUCKETS = (0.0, 0.02, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8)  # lower bounds of the share buckets printed
 

@@ -30,7 +30,7 @@ import chess
 from openings import recorded_games, require_match_folders
 from reconchess import GameHistory
 
-from rbc_bot.raid import PIECE_VALUES
+from rbc_bot.board_sample import PIECE_VALUES
 from rbc_bot.replay.load import load_game
 
 

@@ -32,6 +32,25 @@ def our_queen_attacked(board: chess.Board) -> bool:
     return any(board.is_attacked_by(them, square) for square in board.pieces(chess.QUEEN, board.turn))
 
 
+PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+
+
+def our_piece_hangs(board: chess.Board) -> bool:
+    """Whether a piece of ours worth at least a minor hangs on this board (we are to move): the
+    opponent attacks it with a lesser piece, or attacks it and we do not defend it. Their king counts
+    as the most valuable attacker: it may take only what nothing defends."""
+    us, them = board.turn, not board.turn
+    for square in chess.scan_forward(board.occupied_co[us] & ~board.pawns & ~board.kings):
+        attackers = board.attackers(them, square)
+        if not attackers:
+            continue
+        value = PIECE_VALUES[board.piece_type_at(square) or chess.PAWN]
+        least = min(PIECE_VALUES[board.piece_type_at(a) or chess.PAWN] or 100 for a in attackers)
+        if least < value or not board.is_attacked_by(us, square):
+            return True
+    return False
+
+
 def check_threat(board: chess.Board) -> bool:
     """Whether the opponent, were it to move now, could check our king with one move: a piece (its
     king too) moving to a square from which it attacks the king (through the pieces standing now:

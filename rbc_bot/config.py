@@ -49,6 +49,10 @@ class SenseConfig:
     # sense to tell those boards from the others, after the danger rule (0: off)
     queen_over_danger: float = 0.0  # ... and before it when our king is attacked on fewer than this many
     # times the share of boards where our queen is (0: never)
+    piece_over_danger: float = 0.0  # in beliefs the danger rule senses any check in: a piece of ours
+    # (a minor or more) hanging on at least piece_share of the boards is sensed before the danger rule
+    # when our king is attacked on fewer than this many times that share (0: never)
+    piece_share: float = 0.1
     king_hunt_cp: float = 1000.0  # standing this well (mean centipawns), sense to locate the enemy king
     likely_weights: bool = True  # weigh boards by how likely the opponent's play made them (the worse
     # for us, the likelier: rbc_bot.likely) in the decision sense and the window sense
@@ -235,6 +239,8 @@ def validate(config: BotConfig) -> None:
         (0.0 <= config.sense.raid_share <= 1.0, "sense.raid_share must be in [0, 1]"),
         (0.0 <= config.sense.queen_share <= 1.0, "sense.queen_share must be in [0, 1]"),
         (config.sense.queen_over_danger >= 0, "sense.queen_over_danger must be >= 0"),
+        (config.sense.piece_over_danger >= 0, "sense.piece_over_danger must be >= 0"),
+        (0.0 < config.sense.piece_share <= 1.0, "sense.piece_share must be in (0, 1]"),
         (config.belief.expansion_slack >= 1, "belief.expansion_slack must be >= 1"),
         (0.0 < config.move.proposal_share < 1.0, "move.proposal_share must be in (0, 1)"),
         (0.0 <= config.move.king_capture_share <= 1.0, "move.king_capture_share must be in [0, 1]"),

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import chess
 import numpy as np
 
+from rbc_bot.board_sample import PIECE_VALUES
 from rbc_bot.config import MoveConfig
 from rbc_bot.engine import can_capture_king, king_capture_moves
 from rbc_bot.ranking import capture_share
@@ -48,9 +49,6 @@ def king_capture(boards: Sequence[chess.Board], legal: set[chess.Move]) -> chess
 
 
 SAFETY_SAMPLE = 300  # boards checked before a king capture is taken at once
-
-
-PIECE_VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
 def exposes_king(

@@ -14,7 +14,7 @@ from reconchess.utilities import move_actions
 
 from rbc_bot.belief import encode
 from rbc_bot.belief_rows import decode
-from rbc_bot.board_sample import our_king_attacked, our_queen_attacked
+from rbc_bot.board_sample import our_king_attacked, our_piece_hangs, our_queen_attacked
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import load_config
 from rbc_bot.engine import king_capture_moves
@@ -191,6 +191,48 @@ def test_queen_rule_goes_first_when_its_threat_outweighs_the_kings() -> None:
         assert rule == expected_rule and square is not None
         mixed[rule] = mixed_after_sense(boards, queen, square)
     assert mixed["queen"] < mixed["danger"], mixed
+
+
+def test_piece_rule_goes_first_when_a_hanging_piece_outweighs_a_rare_check() -> None:
+    """Black after 1. e4 e5 2. Nf3 d6 3. Bc4 Bg4 and a reply it did not see: our king is attacked on 2
+    of the 32 boards (Bxf7+, Bb5+) and the bishop on g4 hangs on 7 (h3, the knight leaving f3 for the
+    queen's line, Be6). In a belief this small the danger rule senses any check, so by default it
+    takes the sense; with ``sense.piece_over_danger=0.5`` the piece rule goes first and leaves fewer
+    boards mixed, hanging and safe bishops together; at 0.2 (2/32 is not under a fifth of 7/32) the
+    danger rule keeps it. Past ``sense.danger_always_below`` boards it stands aside (and so does the
+    danger rule, for a check on under 10 % of the boards)."""
+    boards = after_each_unseen_reply("e4", "e5", "Nf3", "d6", "Bc4", "Bg4")
+    hangs = [our_piece_hangs(board) for board in boards]
+    assert (sum(our_king_attacked(board) for board in boards), sum(hangs), len(boards)) == (2, 7, 32)
+    rows = np.stack([encode(b) for b in boards])
+    seen = SenseInputs(rows, chess.BLACK, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
+    mixed = {}
+    for settings, expected_rule in (
+        ([], "danger"),
+        (["sense.piece_over_danger=0.2"], "danger"),
+        (["sense.piece_over_danger=0.5", "sense.danger_always_below=31"], "window"),
+        (["sense.piece_over_danger=0.5"], "piece"),
+    ):
+        square, rule = chosen_sense(boards[0], seen, ["sense.method=window", *settings])
+        assert rule == expected_rule and square is not None
+        mixed[rule] = mixed_after_sense(boards, hangs, square)
+    assert mixed["piece"] < mixed["danger"], mixed
+
+
+def test_a_piece_hangs_to_a_lesser_attacker_or_undefended() -> None:
+    """A knight attacked by a pawn hangs though defended; a rook attacked by a queen hangs only
+    undefended; a bishop that only their king attacks hangs only undefended; pawns never count."""
+    cases = {
+        "4k3/8/8/3p4/4N3/8/8/4K3 w - - 0 1": True,  # pawn takes knight
+        "4k3/8/8/3p4/4N3/5P2/8/4K3 w - - 0 1": True,  # defended, still a pawn for a knight
+        "4k3/8/8/8/q3R3/8/8/4K3 w - - 0 1": True,  # the queen takes an undefended rook
+        "4k3/8/8/8/q3R3/4K3/8/8 w - - 0 1": False,  # ... defended by the king
+        "8/8/8/4k3/4B3/8/8/4K3 w - - 0 1": True,  # their king takes an undefended bishop
+        "8/8/8/4k3/4B3/5P2/8/4K3 w - - 0 1": False,  # ... not a defended one
+        "4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1": False,  # a pawn
+    }
+    for fen, hangs in cases.items():
+        assert our_piece_hangs(chess.Board(fen)) is hangs, fen
 
 
 ATTACKER_RUSH = (
