@@ -3,8 +3,9 @@
 Why Ray: an SPRT that tells +5 Elo from 0 needs thousands of games, more than one machine plays in a
 day, and Ray is the engine clusters already run (``ray start --head``, ``ray start --address=...``).
 
-Each game is one task that reserves the CPUs its two bots use and runs ``runner.play_job`` on the
-node: the same ``play_game``, each bot in its own process, the same crash, hang and flag handling.
+Each game is one task (``rbc_bot.cluster_node``) that reserves the CPUs its two bots use and runs
+``runner.play_job`` on the node: the same ``play_game``, each bot in its own process, the same crash,
+hang and flag handling.
 Nodes share no file system with the driver, so the task plays into a temporary folder and returns the
 replay and turn logs, which the driver writes into its ``--out`` folder before the record is
 appended. A worker or node that dies mid-game costs that game only: Ray runs the task again
@@ -29,14 +30,14 @@ import types
 import zlib
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from rbc_bot import node_probe
-from rbc_bot.players import BotSpec, BotSpecError
-from rbc_bot.runner import BackendError, GameJob, PlaySettings, play_job
+from rbc_bot.cluster_node import driver_fingerprint, play_task
+from rbc_bot.players import BotSpec
+from rbc_bot.runner import BackendError, GameJob, PlaySettings
 
 log = logging.getLogger(__name__)
 
@@ -128,11 +129,6 @@ def quiet_stderr() -> Iterator[threading.Event]:
             if not failed.is_set():
                 held.seek(0)
                 os.write(2, held.read())
-
-
-@cache
-def driver_fingerprint() -> str:
-    return node_probe.code_fingerprint(Path(__file__).parent)
 
 
 def probe_nodes(ray: types.ModuleType, timeout: float = PROBE_TIMEOUT) -> list[dict[str, Any]]:
@@ -339,69 +335,3 @@ def land_files(result: dict[str, Any], out_dir: Path) -> dict[str, Any]:
         logs[color] = new_path
     record.update(replay=str(target), turn_logs=logs)
     return record
-
-
-_READY: set[BotSpec] = set()
-"""Bot specs this worker process has checked already (a check starts Stockfish once)."""
-
-
-def check_node(specs: list[tuple[BotSpec, BotSpec]], fingerprint: str) -> None:
-    """Refuse to play a game this node would play differently from the driver: other rbc_bot code, a
-    bot that does not load or a Stockfish that does not start. A bot that fails to load in a game
-    loses it, so without this a misconfigured node would quietly hand the games to the other side.
-    ``specs`` pairs each bot as the driver named it (the cache key) with its copy on this node."""
-    host = socket.gethostname()
-    here = driver_fingerprint()  # on the node: the node's own code
-    if here != fingerprint:
-        raise NodeSetupError(
-            f"node {host}: rbc_bot code {here} differs from the driver's {fingerprint}; "
-            "install the same commit on every node (python run_bot.py cluster-check)"
-        )
-    for key, spec in specs:
-        if key in _READY:
-            continue
-        try:
-            spec.validate()
-        except BotSpecError as exc:
-            raise NodeSetupError(f"node {host}: {exc}") from None
-        _READY.add(key)
-
-
-def pin_code_path() -> None:
-    """Make the bots' seats import the rbc_bot this worker runs (the one ``check_node`` checked).
-
-    Seats are forked from a multiprocessing forkserver, which on Python 3.11 ignores this process's
-    ``sys.path``: a worker that found rbc_bot through its working directory (a checkout beside an
-    installed copy) had seats import the installed copy, whose games then crashed on the other side.
-    PYTHONPATH, which the forkserver inherits, puts this copy first.
-    """
-    root = str(Path(__file__).resolve().parent.parent)
-    paths = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and p != root]
-    os.environ["PYTHONPATH"] = os.pathsep.join([root, *paths])
-
-
-def play_task(
-    job: GameJob, settings: PlaySettings, files: dict[str, str], fingerprint: str
-) -> dict[str, Any]:
-    """One game on a node (the Ray task): checked, played into a temporary folder, its files returned."""
-    pin_code_path()
-    with tempfile.TemporaryDirectory(prefix="rbc-ray-") as tmp:
-        folder = Path(tmp)
-
-        def local(spec: BotSpec, n: int) -> BotSpec:
-            if not spec.config_file:
-                return spec
-            path = folder / f"config-{n}.toml"
-            path.write_text(files[spec.config_file])
-            return replace(spec, config_file=str(path))
-
-        here = replace(job, white=local(job.white, 0), black=local(job.black, 1))
-        check_node([(job.white, here.white), (job.black, here.black)], fingerprint)
-        record = play_job(here, replace(settings, out_dir=folder))
-        if record is None:  # pragma: no cover - play_job without a stop event always plays
-            raise RuntimeError("game aborted")
-        replay = zlib.compress(Path(record["replay"]).read_bytes())
-        logs = {
-            c: zlib.compress(Path(p).read_bytes()) for c, p in record["turn_logs"].items() if Path(p).exists()
-        }
-    return {"record": record, "files": {"replay": replay, "turn_logs": logs}}
