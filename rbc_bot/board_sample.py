@@ -51,18 +51,21 @@ def our_piece_hangs(board: chess.Board) -> bool:
     return False
 
 
-def check_threat(board: chess.Board) -> bool:
-    """Whether the opponent, were it to move now, could check our king with one move: a piece (its
-    king too) moving to a square from which it attacks the king (through the pieces standing now:
-    meant for boards where the king is not attacked yet; discovered checks, castling, en passant and
-    promotions aside). Bitboards only: a few microseconds a board (benchmarks/board_sample.py), where
-    generating its moves would take a hundred times more."""
-    us, them = board.turn, not board.turn
+def check_threat(board: chess.Board, us: chess.Color | None = None, quiet: bool = False) -> bool:
+    """Whether the opponent of ``us`` (the side to move if None), were it to move now, could check our
+    king with one move: a piece (its king too) moving to a square from which it attacks the king
+    (through the pieces standing now: meant for boards where the king is not attacked yet; discovered
+    checks, castling, en passant and promotions aside); with ``quiet``, only onto an empty square: a
+    capture tells us where it happened, a quiet check tells us nothing. Bitboards only: a few
+    microseconds a board (benchmarks/board_sample.py), where generating its moves would take a hundred
+    times more."""
+    us = board.turn if us is None else us
+    them = not us
     king = board.king(us)
     if king is None:
         return False
     occupied = board.occupied
-    reachable = chess.BB_ALL & ~board.occupied_co[them]
+    reachable = chess.BB_ALL & ~(occupied if quiet else board.occupied_co[them])
     diagonal = chess.BB_DIAG_ATTACKS[king][chess.BB_DIAG_MASKS[king] & occupied]
     straight = (
         chess.BB_RANK_ATTACKS[king][chess.BB_RANK_MASKS[king] & occupied]
@@ -79,17 +82,19 @@ def check_threat(board: chess.Board) -> bool:
         for square in chess.scan_forward(sliders & theirs):
             if board.attacks_mask(square) & lines & reachable:
                 return True
-    return pawn_check_threat(board, king, them)
+    return pawn_check_threat(board, king, them, quiet)
 
 
-def pawn_check_threat(board: chess.Board, king: chess.Square, them: chess.Color) -> bool:
-    """Whether a pawn of ``them`` could check ``king`` with one move: a push (one square) or a capture
-    onto a square from which a pawn of ``them`` attacks the king."""
+def pawn_check_threat(board: chess.Board, king: chess.Square, them: chess.Color, quiet: bool = False) -> bool:
+    """Whether a pawn of ``them`` could check ``king`` with one move: a push (one square) or, unless
+    ``quiet``, a capture onto a square from which a pawn of ``them`` attacks the king."""
     checking = chess.BB_PAWN_ATTACKS[not them][king]  # squares from which their pawn attacks the king
     pawns = board.pawns & board.occupied_co[them]
     pushed = (pawns << 8 if them == chess.WHITE else pawns >> 8) & chess.BB_ALL & ~board.occupied
     if pushed & checking:
         return True
+    if quiet:
+        return False
     ours = board.occupied_co[not them]
     return any(chess.BB_PAWN_ATTACKS[them][square] & checking & ours for square in chess.scan_forward(pawns))
 

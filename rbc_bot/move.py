@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from rbc_bot.board_sample import Draw, Tiers, uniform
+from rbc_bot.board_sample import Draw, Tiers, check_threat, uniform
 from rbc_bot.config import MoveConfig
 from rbc_bot.engine import KING_CAPTURE_SCORE
 from rbc_bot.likely import LikelyDraw, best_candidate_weights
@@ -246,13 +246,16 @@ def play_out(
     Bonuses: progress (a pawn move or capture, near the 100-ply rule), a quiet check (the opponent is
     told nothing of it, and unless it senses the checker it loses its king: ``quiet_check_bonus``
     centipawns, or its chance of winning at once, ``quiet_check_odds``, if set), and ``move_bonuses``
-    (a move's centipawns on every board, e.g. the opening plan's)."""
+    (a move's centipawns on every board, e.g. the opening plan's). A penalty: ``king_exposure_cp`` off
+    each board where the opponent could then check our king quietly, the same risk on our side, which
+    the engine, assuming we see every check, does not price."""
     children: list[chess.Board] = []
     index_of: dict[tuple[int, ...], int] = {}
     cell = np.zeros((len(candidates), len(boards)), dtype=np.int64)
     fixed = np.full((len(candidates), len(boards)), np.nan)
     bonus = np.zeros((len(candidates), len(boards)))
     checks = np.zeros((len(candidates), len(boards)), dtype=bool)
+    exposed: list[bool] = []  # per child: the opponent could check our king quietly
     value_checks = config.quiet_check_bonus or config.quiet_check_odds
     for j, board in enumerate(boards):
         for i, candidate in enumerate(candidates):
@@ -273,7 +276,10 @@ def play_out(
             if key not in index_of:
                 index_of[key] = len(children)
                 children.append(child)
+                exposed.append(bool(config.king_exposure_cp) and check_threat(child, board.turn, quiet=True))
             cell[i, j] = index_of[key]
+            if exposed[cell[i, j]]:
+                bonus[i, j] -= config.king_exposure_cp
     if not config.quiet_check_odds:
         bonus += checks * config.quiet_check_bonus
     if move_bonuses:

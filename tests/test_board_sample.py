@@ -32,15 +32,16 @@ ATTACKED = "r2qkb1r/pbp1npp1/np1pp2p/1B1P2N1/4P3/2N2Q2/PPP2PPP/R1B1K2R b KQkq - 
 QUIET = "r2qkb1r/pbppnpp1/np2p2p/3P2N1/4P3/2N5/PPP2PPP/R1BQKB1R b KQkq - 1 7"
 
 
-def direct_check_possible(board: chess.Board) -> bool:
+def direct_check_possible(board: chess.Board, quiet: bool = False) -> bool:
     """What ``check_threat`` computes, by generating the opponent's moves: a move (not castling, en
-    passant or a promotion) after which the moved piece (its king too) attacks our king."""
+    passant or a promotion; with ``quiet``, not a capture either) after which the moved piece (its king
+    too) attacks our king."""
     king = board.king(board.turn)
     flipped = board.copy(stack=False)
     flipped.turn = not board.turn
     flipped.ep_square = None
     for move in flipped.pseudo_legal_moves:
-        if flipped.is_castling(move) or move.promotion:
+        if flipped.is_castling(move) or move.promotion or (quiet and flipped.is_capture(move)):
             continue
         after = flipped.copy(stack=False)
         after.push(move)
@@ -54,6 +55,22 @@ def test_check_threat_agrees_with_move_generation() -> None:
     threats = [check_threat(b) for b in positions]
     assert threats == [direct_check_possible(b) for b in positions]
     assert 0.1 < sum(threats) / len(threats) < 0.9  # both answers are common: the comparison tests both
+
+
+def test_quiet_check_threat_agrees_with_move_generation_from_either_side() -> None:
+    """``quiet``: only checks onto an empty square; ``us``: our king's side named, as on the boards after
+    our move, where the opponent is to move."""
+    positions = [b for b in rbc_boards(600, seed=8) if not our_king_attacked(b)]
+    threats = [check_threat(b, quiet=True) for b in positions]
+    assert threats == [direct_check_possible(b, quiet=True) for b in positions]
+    assert 0.1 < sum(threats) / len(threats) < 0.9
+    assert sum(threats) < sum(check_threat(b) for b in positions)  # some checks only capture
+    passed = []
+    for board in positions:
+        after = board.copy(stack=False)
+        after.push(chess.Move.null())  # the opponent to move, our king's side named
+        passed.append(check_threat(after, board.turn, quiet=True))
+    assert passed == threats
 
 
 def test_check_threat_sees_the_mate_threat_and_not_the_quiet_board() -> None:

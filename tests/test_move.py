@@ -263,6 +263,15 @@ def test_check_odds_choose_the_quiet_check_in_place_of_the_bonus(scorer: Scorer)
     assert scores[0, 0] == pytest.approx(400 * np.log10(0.75 / 0.25)) and scores[1, 0] == 0.0
 
 
+def test_king_exposure_costs_the_move_that_opens_a_quiet_check() -> None:
+    """1. e4 e5 2. d4 opens e1-b4: ...Bb4+ then checks our king on an empty square; 2. Nf3 does not."""
+    board = chess.Board("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+    opening, developing = chess.Move.from_uci("d2d4"), chess.Move.from_uci("g1f3")
+    played = play_out([opening, developing, None], [board, board], MoveConfig(king_exposure_cp=70.0), 0.0)
+    assert played.bonus.tolist() == [[-70.0, -70.0], [0.0, 0.0], [0.0, 0.0]]
+    assert not play_out([opening], [board], MoveConfig(), 0.0).bonus.any()  # off by default
+
+
 def test_quiet_checks_counts_only_checks_without_capture() -> None:
     # Rxe5+ captures; Bb5+, Qb5+, Qb8+ and Qg6+ do not.
     board = chess.Board("4k3/8/8/4r3/8/8/8/1Q2RBK1 w - - 0 1")
