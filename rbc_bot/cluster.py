@@ -55,10 +55,6 @@ CANCEL_GRACE = 15.0
 """Seconds cancelled games get to close their bot processes before the driver disconnects."""
 
 
-class NodeSetupError(RuntimeError):
-    """A node cannot play this game as the driver would (other code, a bot or Stockfish missing)."""
-
-
 def import_ray() -> types.ModuleType:
     """The ``ray`` module, or a ValueError (one line, exit status 2) saying how to install it."""
     try:
