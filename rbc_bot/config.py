@@ -130,7 +130,7 @@ class EngineConfig:
 
 @dataclass
 class ClockConfig:
-    expected_turns: int = 50  # turns a game is expected to last (ours)
+    expected_turns: int = 30  # turns a game is expected to last (ours): the clock is spread over them
     min_turns_left: int = 15  # never plan for fewer turns than this
     margin: float = 10.0  # seconds never spent
     increment_share: float = 0.8  # share of the increment spent on the turn it arrives
