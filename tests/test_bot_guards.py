@@ -48,6 +48,17 @@ def break_sense_selectors(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rbc_bot.sense_rules, "window_square", boom)  # the likely window's
 
 
+def black_after_e4() -> tuple[RbcBot, chess.Board]:
+    """A small bot playing Black, told that White moved without a capture, and the true board (1. e4).
+    Its Player methods never raise (that is what these tests check), so no ``try`` is needed here."""
+    bot = small_bot()
+    bot.handle_game_start(chess.BLACK, chess.Board(), "nobody")
+    bot.handle_opponent_move_result(False, None)
+    board = chess.Board()
+    board.push_uci("e2e4")
+    return bot, board
+
+
 def test_broken_selectors_still_give_legal_actions(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
     monkeypatch.setattr(rbc_bot.bot, "choose_move", boom)
     break_sense_selectors(monkeypatch)
@@ -74,12 +85,8 @@ def test_broken_selectors_still_give_legal_actions(monkeypatch: pytest.MonkeyPat
 def test_fallbacks_return_a_valid_sense_and_a_legal_move(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rbc_bot.bot, "choose_move", boom)
     break_sense_selectors(monkeypatch)
-    bot = small_bot()
-    board = chess.Board()
-    board.push_uci("e2e4")
+    bot, board = black_after_e4()
     try:
-        bot.handle_game_start(chess.BLACK, chess.Board(), "nobody")
-        bot.handle_opponent_move_result(False, None)
         actions = move_actions(board)
         square = bot.choose_sense(list(chess.SQUARES), actions, 100.0)
         assert square is not None and len(sense_window(square)) == 9
@@ -95,12 +102,8 @@ def test_fallback_sense_result_is_used(monkeypatch: pytest.MonkeyPatch, caplog: 
     """After a failed sense selector the fallback's sense result must still narrow the belief."""
     break_sense_selectors(monkeypatch)
     caplog.set_level(logging.ERROR, logger="rbc_bot.bot")
-    bot = small_bot()
-    board = chess.Board()
-    board.push_uci("e2e4")
+    bot, board = black_after_e4()
     try:
-        bot.handle_game_start(chess.BLACK, chess.Board(), "nobody")
-        bot.handle_opponent_move_result(False, None)
         before = bot.tracker.live_size
         square = bot.choose_sense(list(chess.SQUARES), move_actions(board), 100.0)
         assert square == chess.E4
