@@ -2,8 +2,8 @@
 
 Checked against the game itself: the re-simulated belief holds the true board at every turn (no cap,
 short games, so the set is exact), the sense scores match a brute-force count, the PGN replays to
-the final true board, the reports hold the game's numbers, and each kind of bad file is refused
-with its name in the message.
+the final true board, and the reports hold the game's numbers (bad files:
+tests/test_replay_input.py).
 """
 
 from __future__ import annotations
@@ -18,42 +18,22 @@ from typing import Any
 import chess
 import chess.pgn
 import pytest
-from reconchess import GameHistory, LocalGame, play_local_game
-from reconchess.bots.attacker_bot import AttackerBot
+from reconchess import LocalGame, play_local_game
 from reconchess.bots.random_bot import RandomBot
+from replay_helpers import BELIEF_NODES, NODES, play, run_cli, save_short_games
 
 from rbc_bot.belief import BeliefTracker
-from rbc_bot.cli import main
 from rbc_bot.engine import can_capture_king
-from rbc_bot.replay.load import ReplayError, load_game
+from rbc_bot.replay.load import load_game
 from rbc_bot.replay.mistakes import KINDS
 from rbc_bot.replay.pgn import RbcGameBuilder, rbc_moves, read_pgn, write_pgn
 from rbc_bot.replay.resim import expected_eliminated, resimulate
 from rbc_bot.rules import sense_window
 
-NODES = "2000"
-BELIEF_NODES = "1000"  # node limit on the believed boards: the tests check structure, not depth
-
-
-def play(seed: int, full_turns: int, white: type = RandomBot, black: type = AttackerBot) -> GameHistory:
-    random.seed(seed)
-    game = LocalGame(seconds_per_player=None, full_turn_limit=full_turns)
-    _, _, history = play_local_game(white(), black(), game=game)
-    return history
-
 
 @pytest.fixture(scope="module")
 def games(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """Two short games saved as local GameHistory files, plus one in the server's wrapped form."""
-    folder = tmp_path_factory.mktemp("games")
-    paths = {}
-    for name, seed in (("a", 3), ("b", 12)):
-        paths[name] = folder / f"{name}.json"
-        play(seed, 5).save(paths[name])
-    raw = json.loads(paths["b"].read_text())
-    paths["wrapped"] = folder / "server.json"
-    paths["wrapped"].write_text(json.dumps({"game_history": raw, "id": 12345}))
-    return paths
+    return save_short_games(tmp_path_factory.mktemp("games"))
 
 
 @pytest.fixture(scope="module")
@@ -139,10 +119,6 @@ def test_pgn_replays_to_the_final_true_board(long_game: Path, tmp_path: Path) ->
     assert plain is not None and plain.errors
     with out.open() as handle:
         assert chess.pgn.read_game(handle, Visitor=RbcGameBuilder) is not None
-
-
-def run_cli(*argv: str) -> int:
-    return main(["analyze", *argv])
 
 
 def test_single_game_report_holds_the_numbers(
@@ -255,101 +231,6 @@ def test_server_wrapped_history_and_turn_log(games: dict[str, Path], tmp_path: P
     assert stats["bot_belief_max"] == 7 + len(rows) - 1
     assert any("malformed" in w for w in summary["warnings"])
     assert summary["mistakes"] == [] and summary["engine"].startswith("disabled")
-
-
-def _corrupt(path: Path, tmp_path: Path, edit: Any) -> Path:
-    raw = json.loads(path.read_text())
-    edit(raw)
-    bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps(raw))
-    return bad
-
-
-def _illegal_taken(raw: dict[str, Any]) -> None:
-    raw["taken_moves"]["true"][1] = {"type": "Move", "value": "e1e5"}
-    raw["requested_moves"]["true"][1] = {"type": "Move", "value": "e1e5"}
-
-
-BAD_CASES = {
-    "truncated": (lambda p, d: _write(d, p.read_text()[: len(p.read_text()) // 2]), "truncated"),
-    "not json": (lambda p, d: _write(d, "GameHistory? no."), "malformed JSON"),
-    "a list": (lambda p, d: _write(d, "[1, 2]"), "expected a GameHistory object"),
-    "missing key": (lambda p, d: _corrupt(p, d, lambda r: r.pop("senses")), "missing senses"),
-    "bad move value": (
-        lambda p, d: _corrupt(
-            p, d, lambda r: r["taken_moves"]["true"].__setitem__(0, {"type": "Move", "value": "zz"})
-        ),
-        "bad value",
-    ),
-    "uneven lists": (
-        lambda p, d: _corrupt(p, d, lambda r: r["fens_after_move"]["true"].pop()),
-        "different lengths",
-    ),
-    "illegal move": (lambda p, d: _corrupt(p, d, _illegal_taken), "not a possible move"),
-    "wrong fen": (
-        lambda p, d: _corrupt(
-            p, d, lambda r: r["fens_after_move"]["false"].__setitem__(0, chess.STARTING_FEN)
-        ),
-        "does not follow",
-    ),
-}
-
-
-def _write(folder: Path, text: str) -> Path:
-    path = folder / "bad.json"
-    path.write_text(text)
-    return path
-
-
-@pytest.mark.parametrize("case", sorted(BAD_CASES))
-def test_bad_input_is_refused_with_the_file_named(
-    case: str, games: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    make, message = BAD_CASES[case]
-    bad = make(games["a"], tmp_path)
-    with pytest.raises(ReplayError, match=message):
-        load_game(bad)
-    assert run_cli(str(bad), "--no-engine") == 1
-    err = capsys.readouterr().err
-    assert str(bad) in err and message in err
-
-
-def test_folder_mode_aggregates_and_lists_bad_files(games: dict[str, Path], tmp_path: Path) -> None:
-    folder = tmp_path / "many"
-    (folder / "sub").mkdir(parents=True)
-    for name, target in (("a", folder / "a.json"), ("wrapped", folder / "sub" / "server.json")):
-        target.write_text(games[name].read_text())
-    (folder / "broken.json").write_text('{"type": "GameHistory", "senses": ')
-    out = tmp_path / "out"
-    argv = [
-        "--out",
-        str(out),
-        "--engine-nodes",
-        NODES,
-        "--belief-nodes",
-        BELIEF_NODES,
-        "--belief-boards",
-        "4",
-    ]
-    assert run_cli(str(folder), *argv) == 0
-    agg = json.loads((out / "aggregate.json").read_text())
-    assert agg["games"] == 2
-    assert [b["file"] for b in agg["bad_files"]] == [str(folder / "broken.json")]
-    histories = [load_game(games["a"]).history, load_game(games["wrapped"]).history]
-    for row in agg["results"]:
-        played = [
-            h
-            for h in histories
-            if (h.get_white_player_name() if row["color"] == "white" else h.get_black_player_name())
-            == row["player"]
-        ]
-        color = row["color"] == "white"
-        assert row["games"] == len(played)
-        assert row["wins"] == sum(h.get_winner_color() == color for h in played)
-    assert (out / "a" / "report.html").exists() and (out / "server" / "report.html").exists()
-    index = (out / "index.html").read_text()
-    assert "a/report.html" in index and "server/report.html" in index and "broken.json" in index
-    assert run_cli(str(tmp_path / "nothing-here"), "--no-engine") == 1
 
 
 def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
