@@ -126,6 +126,8 @@ class EngineConfig:
     nodes: int | None = None  # node limit instead of depth (deterministic with workers=1)
     deterministic: bool = False  # Threads=1, ucinewgame before each call: same input, same scores
     fill_budget: bool = False  # time left after the planned depth goes into deeper passes (+1 ply each)
+    fill_last_pass: bool = True  # ... and when the next pass is predicted not to fit, one more cut short by
+    # its movetimes (mixing depths across boards) if a fifth of the budget is left (false: never)
 
 
 @dataclass

@@ -149,14 +149,16 @@ class Scorer:
         (a search stopped inside a ply reports Stockfish's best line so far) gets it too, if that is at
         least ``LAST_PASS_SHARE`` of the budget. Either way each of the ``searches`` must get more than
         the least movetime beyond its fixed cost: below that, thousands of searches overrun the budget
-        on their fixed costs and least movetimes alone, however fast the last pass was."""
+        on their fixed costs and least movetimes alone, however fast the last pass was. Without
+        ``fill_last_pass`` only passes predicted to fit run, so every board is scored at one depth."""
         if self.engine is None:
             return None
         if searches > self.most_searches(left):
             return None
         if last_pass * growth <= left:
             return left
-        return left if left >= self.LAST_PASS_SHARE * budget else None
+        last_pass_fits = self.config.fill_last_pass and left >= self.LAST_PASS_SHARE * budget
+        return left if last_pass_fits else None
 
     def top_moves(
         self, boards: Sequence[chess.Board], k: int, budget_seconds: float | None = None

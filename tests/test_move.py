@@ -259,6 +259,10 @@ def test_the_last_pass_runs_only_where_each_search_gets_time_beyond_its_fixed_co
     # movetimes would be floored at the least one, and the pass would overrun).
     assert filling.next_pass_budget(left=3.0, last_pass=0.1, growth=2.0, budget=10.0, searches=few) == 3.0
     assert filling.next_pass_budget(left=3.0, last_pass=0.1, growth=2.0, budget=10.0, searches=many) is None
+    # Without the last pass, only a pass predicted to fit runs.
+    complete = Scorer(scorer.engine, EngineConfig(fill_budget=True, fill_last_pass=False))
+    assert complete.next_pass_budget(left=6.0, last_pass=2.0, growth=2.0, budget=10.0, searches=few) == 6.0
+    assert complete.next_pass_budget(left=6.0, last_pass=2.5, growth=3.0, budget=10.0, searches=few) is None
 
 
 def test_the_second_look_corrects_a_shallow_pass_on_the_worst_boards(scorer: Scorer) -> None:
