@@ -37,6 +37,11 @@ def save_short_games(folder: Path) -> dict[str, Path]:
     return paths
 
 
+def analyze_args(out: Path) -> list[str]:
+    """Where ``analyze`` writes, and the node limits the tests analyse with."""
+    return ["--out", str(out), "--engine-nodes", NODES, "--belief-nodes", BELIEF_NODES]
+
+
 def run_cli(*argv: str) -> int:
     """``rbc-bot analyze ARGV``: its exit status."""
     return main(["analyze", *argv])

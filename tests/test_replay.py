@@ -20,7 +20,7 @@ import chess.pgn
 import pytest
 from reconchess import LocalGame, play_local_game
 from reconchess.bots.random_bot import RandomBot
-from replay_helpers import BELIEF_NODES, NODES, play, run_cli, save_short_games
+from replay_helpers import analyze_args, play, run_cli, save_short_games
 
 from rbc_bot.belief import BeliefTracker
 from rbc_bot.engine import can_capture_king
@@ -125,20 +125,7 @@ def test_single_game_report_holds_the_numbers(
     long_game: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "report"
-    assert (
-        run_cli(
-            str(long_game),
-            "--out",
-            str(out),
-            "--engine-nodes",
-            NODES,
-            "--belief-nodes",
-            BELIEF_NODES,
-            "--belief-seconds",
-            "20",
-        )
-        == 0
-    )
+    assert run_cli(str(long_game), *analyze_args(out), "--belief-seconds", "20") == 0
     printed = capsys.readouterr().out
     for name in (
         "report.html",
@@ -244,20 +231,7 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     play_local_game(ours, RandomBot(), game=game)[2].save(replay)
     assert log_path.exists()
     out = tmp_path / "ours"
-    assert (
-        run_cli(
-            str(replay),
-            "--out",
-            str(out),
-            "--engine-nodes",
-            NODES,
-            "--belief-nodes",
-            BELIEF_NODES,
-            "--belief-seconds",
-            "30",
-        )
-        == 0
-    )
+    assert run_cli(str(replay), *analyze_args(out), "--belief-seconds", "30") == 0
     summary = json.loads((out / "summary.json").read_text())
     history = load_game(replay).history
     assert summary["our_color"] == "white" and summary["analysed_sides"] == ["white"]

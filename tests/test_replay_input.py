@@ -8,7 +8,7 @@ from typing import Any
 
 import chess
 import pytest
-from replay_helpers import BELIEF_NODES, NODES, run_cli, save_short_games
+from replay_helpers import analyze_args, run_cli, save_short_games
 
 from rbc_bot.replay.load import ReplayError, load_game
 
@@ -82,17 +82,7 @@ def test_folder_mode_aggregates_and_lists_bad_files(games: dict[str, Path], tmp_
         target.write_text(games[name].read_text())
     (folder / "broken.json").write_text('{"type": "GameHistory", "senses": ')
     out = tmp_path / "out"
-    argv = [
-        "--out",
-        str(out),
-        "--engine-nodes",
-        NODES,
-        "--belief-nodes",
-        BELIEF_NODES,
-        "--belief-boards",
-        "4",
-    ]
-    assert run_cli(str(folder), *argv) == 0
+    assert run_cli(str(folder), *analyze_args(out), "--belief-boards", "4") == 0
     agg = json.loads((out / "aggregate.json").read_text())
     assert agg["games"] == 2
     assert [b["file"] for b in agg["bad_files"]] == [str(folder / "broken.json")]
