@@ -67,6 +67,22 @@ def quiet_checks(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Count
     return counts
 
 
+def pawn_pushes(board: chess.Board, legal: set[chess.Move]) -> list[chess.Move]:
+    """Our pawns' forward moves among ``legal`` (promotions to a queen only), in a fixed order. Our own
+    pieces stand alike on every believed board, so one board tells them."""
+    return sorted(
+        (
+            m
+            for m in legal
+            if board.piece_type_at(m.from_square) == chess.PAWN
+            and board.color_at(m.from_square) == board.turn
+            and chess.square_file(m.from_square) == chess.square_file(m.to_square)
+            and m.promotion in (None, chess.QUEEN)
+        ),
+        key=lambda m: (m.from_square, m.to_square),
+    )
+
+
 def choose_move(
     boards: Sequence[chess.Board],
     move_actions: Sequence[chess.Move],
@@ -79,7 +95,9 @@ def choose_move(
 ) -> MoveDecision:
     """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``:
     a safe king capture at once, else propose candidates, play them out on the scored boards, rank.
-    ``move_bonuses`` (centipawns on every board, e.g. the opening plan) also make their moves candidates."""
+    ``move_bonuses`` (centipawns on every board, e.g. the opening plan) also make their moves candidates;
+    so does a ``progress_bonus`` our pawn pushes: in a won ending the engine proposes the moves that
+    keep every board won, and a pawn push the 100-ply rule needs may be none of them."""
     started = time.perf_counter()
     legal = set(move_actions)
     if not boards:
@@ -101,6 +119,8 @@ def choose_move(
     candidates = propose(tiers, len(boards), legal, captures, scorer, config, budget_seconds, rng, draw)
     bonuses = move_bonuses or {}
     candidates += [m for m, b in bonuses.items() if b > 0 and m not in candidates]
+    if progress_bonus > 0:
+        candidates += [m for m in pawn_pushes(boards[0], legal) if m not in candidates]
     if len(candidates) == 1:
         return MoveDecision(candidates[0], "only-move", [], 0, 0)
 

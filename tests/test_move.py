@@ -26,7 +26,7 @@ from reconchess.utilities import move_actions
 from rbc_bot.board_sample import Tiers, our_king_attacked
 from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import SecondLook, choose_move, play_out, propose, quiet_checks
+from rbc_bot.move import SecondLook, choose_move, pawn_pushes, play_out, propose, quiet_checks
 from rbc_bot.ranking import rank
 from rbc_bot.scorer import Scorer
 
@@ -306,3 +306,18 @@ def test_a_rare_threat_leaves_room_to_propose_what_the_other_boards_want(
     candidates = propose(Tiers(attacked, [], others), 100, legal, Counter(), scorer, config, 2.0, rng)
     assert chess.Move.from_uci("g2h3") in candidates  # the check's escape by capture, proposed either way
     assert (chess.Move.from_uci("d1d5") in candidates) is proposed
+
+
+def test_near_the_100_ply_rule_every_pawn_push_is_a_candidate(scorer: Scorer) -> None:
+    """A won rook ending against a lone king on one of ten squares, 60 plies without progress: with the
+    progress bonus every push of our pawns is scored, whatever the engine proposed (session 37: a bishop
+    and two pawns against a lone king drawn by the rule, the winning push never a candidate)."""
+    boards = []
+    for square in ("d5", "d6", "c6", "e6", "c5", "e5", "d7", "c7", "e7", "b6"):
+        board = chess.Board("8/8/8/8/8/8/PP4PP/R3K3 w - - 60 100")
+        board.set_piece_at(chess.parse_square(square), chess.Piece(chess.KING, chess.BLACK))
+        boards.append(board)
+    pushes = pawn_pushes(boards[0], set(actions(boards)))
+    assert [m.uci() for m in pushes] == ["a2a3", "a2a4", "b2b3", "b2b4", "g2g3", "g2g4", "h2h3", "h2h4"]
+    decision = choose_move(boards, actions(boards), scorer, MoveConfig(), 2.0, np.random.default_rng(0), 60.0)
+    assert set(pushes) <= {c.move for c in decision.candidates}
