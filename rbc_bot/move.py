@@ -95,9 +95,9 @@ def choose_move(
 ) -> MoveDecision:
     """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``:
     a safe king capture at once, else propose candidates, play them out on the scored boards, rank.
-    ``move_bonuses`` (centipawns on every board, e.g. the opening plan) also make their moves candidates;
-    so does a ``progress_bonus`` our pawn pushes: in a won ending the engine proposes the moves that
-    keep every board won, and a pawn push the 100-ply rule needs may be none of them."""
+    ``move_bonuses`` (centipawns on every board, e.g. the opening plan) also make their moves candidates,
+    and with a ``progress_bonus`` so do our pawn pushes: in a won ending the engine proposes the moves
+    that keep every board won, and the push the 100-ply rule needs may be none of them."""
     started = time.perf_counter()
     legal = set(move_actions)
     if not boards:
