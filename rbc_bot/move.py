@@ -74,8 +74,7 @@ def pawn_pushes(board: chess.Board, legal: set[chess.Move]) -> list[chess.Move]:
         (
             m
             for m in legal
-            if board.piece_type_at(m.from_square) == chess.PAWN
-            and board.color_at(m.from_square) == board.turn
+            if board.piece_at(m.from_square) == chess.Piece(chess.PAWN, board.turn)
             and chess.square_file(m.from_square) == chess.square_file(m.to_square)
             and m.promotion in (None, chess.QUEEN)
         ),
