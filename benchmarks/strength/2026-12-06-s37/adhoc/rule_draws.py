@@ -9,10 +9,13 @@ import glob
 import json
 import os
 import sys
+from pathlib import Path
+from typing import Any
 
 import chess
 
 VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
+DEFAULT_ROWS = ["benchmarks/strength/2026-12-05-s36/clk36a", "benchmarks/strength/2026-12-05-s36/clk36b"]
 
 
 def material(board: chess.Board, color: chess.Color) -> int:
@@ -26,9 +29,12 @@ def replay_of(path: str) -> str | None:
     return stored[0] if stored else None
 
 
+def records(path: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+
+
 seen, games = set(), 0
-for line in (l for f in glob.glob("benchmarks/strength/*/*/results.jsonl") for l in open(f)):
-    r = json.loads(line)
+for r in (r for f in glob.glob("benchmarks/strength/*/*/results.jsonl") for r in records(f)):
     if "strangefish" not in r.get("white", "") + r.get("black", "") or r["replay"] in seen:
         continue
     seen.add(r["replay"])
@@ -39,19 +45,20 @@ for line in (l for f in glob.glob("benchmarks/strength/*/*/results.jsonl") for l
     if path is None:
         print("draw, replay not stored:", r["seed"], r["a_color"], r["plies"])
         continue
-    fens = json.load(open(path))["fens_after_move"]
+    fens = json.loads(Path(path).read_text())["fens_after_move"]
     last = chess.Board(fens["false"][-1] if len(fens["false"]) == len(fens["true"]) else fens["true"][-1])
     ours = r["a_color"] == "white"
     print(r["seed"], r["a_color"], r["reason"], r["plies"], "material ours", material(last, ours),
-          "theirs", material(last, not ours), last.fen())
+          "theirs", material(last, not ours), last.fen())  # fmt: skip
 print(games, "StrangeFish games on record")
 
-rows = sys.argv[1:] or ["benchmarks/strength/2026-12-05-s36/clk36a", "benchmarks/strength/2026-12-05-s36/clk36b"]
 turns = late = 0
 late_games = set()
-for row in rows:
-    for r in (json.loads(l) for l in open(os.path.join(row, "results.jsonl"))):
-        fens = json.load(open(replay_of(r["replay"])))["fens_before_move"]
+for row in sys.argv[1:] or DEFAULT_ROWS:
+    for r in records(os.path.join(row, "results.jsonl")):
+        replay = replay_of(r["replay"])
+        assert replay is not None, r["replay"]
+        fens = json.loads(Path(replay).read_text())["fens_before_move"]
         for fen in fens["true" if r["a_color"] == "white" else "false"]:
             turns += 1
             if chess.Board(fen).halfmove_clock >= 40:
