@@ -112,6 +112,8 @@ class MoveConfig:
     passive_senses: int = 12  # after this many senses in a row found the boards as if the opponent only
     # passed, choose the move on those boards alone (rbc_bot.passive; 0: never)
     passive_boards: int = 20  # ... if there are at most this many of them
+    progress_pushes: bool = False  # with the progress bonus (the 100-ply rule nears), every push of our
+    # pawns is a candidate too, whatever the engine proposed
 
 
 @dataclass

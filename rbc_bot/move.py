@@ -95,8 +95,9 @@ def choose_move(
     """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``:
     a safe king capture at once, else propose candidates, play them out on the scored boards, rank.
     ``move_bonuses`` (centipawns on every board, e.g. the opening plan) also make their moves candidates,
-    and with a ``progress_bonus`` so do our pawn pushes: in a won ending the engine proposes the moves
-    that keep every board won, and the push the 100-ply rule needs may be none of them."""
+    and with a ``progress_bonus`` and ``config.progress_pushes`` so do our pawn pushes: in a won ending
+    the engine proposes the moves that keep every board won, and the push the 100-ply rule needs may be
+    none of them."""
     started = time.perf_counter()
     legal = set(move_actions)
     if not boards:
@@ -118,7 +119,7 @@ def choose_move(
     candidates = propose(tiers, len(boards), legal, captures, scorer, config, budget_seconds, rng, draw)
     bonuses = move_bonuses or {}
     candidates += [m for m, b in bonuses.items() if b > 0 and m not in candidates]
-    if progress_bonus > 0:
+    if progress_bonus > 0 and config.progress_pushes:
         candidates += [m for m in pawn_pushes(boards[0], legal) if m not in candidates]
     if len(candidates) == 1:
         return MoveDecision(candidates[0], "only-move", [], 0, 0)

@@ -310,8 +310,9 @@ def test_a_rare_threat_leaves_room_to_propose_what_the_other_boards_want(
 
 def test_near_the_100_ply_rule_every_pawn_push_is_a_candidate(scorer: Scorer) -> None:
     """A won rook ending against a lone king on one of ten squares, 60 plies without progress: with the
-    progress bonus every push of our pawns is scored, whatever the engine proposed (session 37: a bishop
-    and two pawns against a lone king drawn by the rule, the winning push never a candidate)."""
+    progress bonus and ``move.progress_pushes`` every push of our pawns is scored, whatever the engine
+    proposed (session 37: a bishop and two pawns against a lone king drawn by the rule, the winning push
+    never a candidate)."""
     boards = []
     for square in ("d5", "d6", "c6", "e6", "c5", "e5", "d7", "c7", "e7", "b6"):
         board = chess.Board("8/8/8/8/8/8/PP4PP/R3K3 w - - 60 100")
@@ -319,5 +320,6 @@ def test_near_the_100_ply_rule_every_pawn_push_is_a_candidate(scorer: Scorer) ->
         boards.append(board)
     pushes = pawn_pushes(boards[0], set(actions(boards)))
     assert [m.uci() for m in pushes] == ["a2a3", "a2a4", "b2b3", "b2b4", "g2g3", "g2g4", "h2h3", "h2h4"]
-    decision = choose_move(boards, actions(boards), scorer, MoveConfig(), 2.0, np.random.default_rng(0), 60.0)
+    config = MoveConfig(progress_pushes=True)
+    decision = choose_move(boards, actions(boards), scorer, config, 2.0, np.random.default_rng(0), 60.0)
     assert set(pushes) <= {c.move for c in decision.candidates}
