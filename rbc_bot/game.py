@@ -37,6 +37,7 @@ from rbc_bot.seats import (
     Seat,
     open_seats,
 )
+from rbc_bot.start import start_board
 
 __all__ = ["COLOR_NAMES", "CRASH", "HANG", "GameAborted", "GameResult", "play_game"]
 
@@ -65,6 +66,8 @@ class GameResult:
     seed: int = 0
     seconds: float = 900.0
     increment: float = 5.0
+    start_fen: str | None = None
+    """The position the game started from (None: the standard one)."""
 
 
 def short_name(spec: BotSpec) -> str:
@@ -124,6 +127,7 @@ def play_game(
     watchdog_margin: float = 120.0,
     name: str | None = None,
     stop: threading.Event | None = None,
+    start_fen: str | None = None,
 ) -> GameResult:
     """Play one game, save its replay in ``out_dir`` and return the result; never raises for a bot's fault.
 
@@ -133,12 +137,16 @@ def play_game(
     both bots share this process (faster start, for tests) and there is no watchdog.
     Setting ``stop`` aborts the game (checked between turns, and every 0.25 s while an isolated bot
     thinks): its processes are killed, its replay file removed, and ``GameAborted`` is raised.
+    ``start_fen`` starts the game from that position (``rbc_bot.start.start_board`` says which are
+    playable; StartPositionError before any bot starts) instead of the standard one.
     """
+    board = start_board(start_fen)
     replay_path = reserve_replay_path(
         Path(out_dir), f"{name or f'{short_name(white)}-{short_name(black)}'}-s{seed}"
     )
     turn_logs = turn_log_paths(replay_path, white, black)
     game = LocalGame(seconds_per_player=seconds, seconds_increment=increment)
+    game.board = board
     game.store_players(white.name, black.name)
 
     def watchdog_timeout() -> float | None:
@@ -177,7 +185,7 @@ def play_game(
         for seat in seats.values():
             seat.close()
     history.save(replay_path)
-    return _result(game, white, black, failure, plies, replay_path, turn_logs, seed)
+    return _result(game, white, black, failure, plies, replay_path, turn_logs, seed, start_fen)
 
 
 class _Failed(Exception):
@@ -239,7 +247,7 @@ def _end(
 
 def _result(
     game: LocalGame, white: BotSpec, black: BotSpec, failure: BotFailure | None, plies: int,
-    replay_path: Path, turn_logs: dict[str, str], seed: int,
+    replay_path: Path, turn_logs: dict[str, str], seed: int, start_fen: str | None,
 ) -> GameResult:  # fmt: skip
     winner_color, win_reason = game.get_winner_color(), game.get_win_reason()
     lost_to = failure if failure is not None and resignee(game) == failure.color else None
@@ -267,6 +275,7 @@ def _result(
         seed=seed,
         seconds=float(game.seconds_per_player),
         increment=float(game.seconds_increment),
+        start_fen=start_fen,
     )
 
 

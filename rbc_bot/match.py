@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from rbc_bot.runner import (
     run_games,
     write_json,
 )
+from rbc_bot.start import start_board
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +56,9 @@ class MatchSettings:
     jobs: int = 1
     sprt: SprtSettings | None = None
     watchdog_margin: float = 120.0
+    positions: list[str] = field(default_factory=list)
+    """Start positions as FEN (``--positions``): pair k starts from ``positions[k % len]``; none: the
+    standard position."""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -78,6 +82,7 @@ class MatchSettings:
             jobs=int(data["jobs"]),
             sprt=SprtSettings(**sprt_data) if sprt_data else None,
             watchdog_margin=float(data.get("watchdog_margin", 120.0)),
+            positions=[str(fen) for fen in data.get("positions") or []],
         )
 
     def validate(self) -> None:
@@ -94,6 +99,8 @@ class MatchSettings:
             stats.sprt_bounds(self.sprt.alpha, self.sprt.beta)
             if self.sprt.elo1 <= self.sprt.elo0:
                 raise ValueError(f"--sprt needs ELO0 < ELO1: {self.sprt.elo0} {self.sprt.elo1}")
+        for fen in self.positions:
+            start_board(fen)
         validate_spec(self.a)
         validate_spec(self.b)
 
@@ -109,13 +116,16 @@ def validate_spec(spec: BotSpec) -> None:
 
 
 def match_jobs(settings: MatchSettings) -> list[GameJob]:
-    """Game ``2k`` has A white, game ``2k+1`` has B white; both use seed ``seed + k``."""
+    """Game ``2k`` has A white, game ``2k+1`` has B white; both use seed ``seed + k`` and start
+    from the same position (the standard one, or the match's positions in turn)."""
     jobs: list[GameJob] = []
+    positions = settings.positions
     for index in range(settings.games):
         pair, a_white = index // 2, index % 2 == 0
         white, black = (settings.a, settings.b) if a_white else (settings.b, settings.a)
         meta = {"pair": pair, "a_color": "white" if a_white else "black"}
-        jobs.append(GameJob(index, white, black, settings.seed + pair, meta))
+        start = positions[pair % len(positions)] if positions else None
+        jobs.append(GameJob(index, white, black, settings.seed + pair, meta, start))
     return jobs
 
 

@@ -52,6 +52,8 @@ class GameJob:
     black: BotSpec
     seed: int
     meta: dict[str, Any] = field(default_factory=dict)
+    start_fen: str | None = None
+    """The position the game starts from (None: the standard one)."""
 
 
 def load_records(path: Path) -> list[dict[str, Any]]:
@@ -130,6 +132,7 @@ def play_job(
             isolate=settings.isolate,
             watchdog_margin=settings.watchdog_margin,
             stop=stop,
+            start_fen=job.start_fen,
         )
     except GameAborted:
         return None

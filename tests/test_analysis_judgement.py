@@ -190,6 +190,11 @@ def test_decisive_for_the_winner_names_where_it_turned() -> None:
     assert found["text"].startswith(
         "White won the game at turn 3: black's move at turn 2 turned the true board"
     )
+    # A game from a won position (``play --fen``): White stood well before anyone moved.
+    began = decisive([score(0, 700, 900, color="white"), score(1, 900, 950, color="white")], True, [True])
+    assert began is not None and began["text"].startswith(
+        "White won the game at turn 0: the game began at +700 cp for white, and white played a7a6"
+    )
     capture = [score(1, 0, 10, color="white"), score(2, 20, KING_CAPTURE_SCORE, color="white")]
     found = decisive(capture, chess.WHITE, [chess.WHITE])
     assert found is not None and (found["turn"], found["kind"]) == (2, "winning_move")

@@ -28,6 +28,7 @@ from rbc_bot.commands.ray_options import add_ray_arguments, backend_from_args
 from rbc_bot.match import MatchSettings, SprtSettings, load_match, match_totals, run_match
 from rbc_bot.players import BotSpec, BotSpecError
 from rbc_bot.runner import RESULTS_FILE, BackendError, load_records
+from rbc_bot.start import load_positions
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +82,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
             help=f"TOML config of our bot as {side.upper()}",
         )
     parser.add_argument(
+        "--positions",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="start positions, one FEN a line with White to move ('#' comments): pair k starts from "
+        "line k (round robin), both games of a pair from the same one (default: the standard position)",
+    )
+    parser.add_argument(
         "--sprt",
         nargs=2,
         type=float,
@@ -109,8 +118,10 @@ def settings_from_args(args: argparse.Namespace) -> tuple[MatchSettings, Path, b
     a: str | None = getattr(args, "a", None)
     b: str | None = getattr(args, "b", None)
     if args.resume is not None:
-        if a is not None or b is not None:
-            raise ValueError("--resume DIR takes the bots from DIR/match.json: give no A or B")
+        if a is not None or b is not None or args.positions is not None:
+            raise ValueError(
+                "--resume DIR takes the bots and positions from DIR/match.json: give no A, B or --positions"
+            )
         settings, _ = load_match(args.resume)
         settings.games = settings.games if games is None else games
         settings.jobs = settings.jobs if jobs is None else jobs
@@ -128,6 +139,7 @@ def settings_from_args(args: argparse.Namespace) -> tuple[MatchSettings, Path, b
         jobs=1 if jobs is None else jobs,
         sprt=sprt,
         watchdog_margin=args.watchdog_margin,
+        positions=load_positions(args.positions) if args.positions is not None else [],
     )
     out = getattr(args, "out", None) or Path("replays") / f"match-{datetime.now():%Y_%m_%d-%H_%M_%S}"
     return settings, out, False

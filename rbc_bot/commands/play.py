@@ -14,6 +14,7 @@ from rich.console import Console
 from rbc_bot.commands.common import add_clock_arguments, check_clock, error
 from rbc_bot.game import play_game
 from rbc_bot.players import BotSpec, BotSpecError
+from rbc_bot.start import start_board
 
 CLOCK_NOTE = (
     "The clock is charged as on the server: only the side to move; handle_move_result is off the clock."
@@ -44,6 +45,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--in-process", action="store_true", help="run both bots in this process (no isolation)"
     )
+    parser.add_argument(
+        "--fen", default=None, help="start from this position (White to move; default: the standard one)"
+    )
     parser.add_argument("--quiet", action="store_true", help="no per-ply progress")
     parser.add_argument(
         "--json", action="store_true", help="print the result as one JSON object on the last line"
@@ -61,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
     opponent = BotSpec(args.opponent)
     try:
         check_clock(args.seconds, args.increment)
+        start_board(args.fen)
         ours.validate()
         opponent.validate()
     except (ValueError, BotSpecError) as exc:
@@ -86,6 +91,7 @@ def run(args: argparse.Namespace) -> int:
     result = play_game(
         white, black, seconds=args.seconds, increment=args.increment, seed=args.seed, out_dir=args.out,
         isolate=not args.in_process, on_turn=on_turn, name=f"rbc_bot-vs-{opponent.name}-{color}",
+        start_fen=args.fen,
     )  # fmt: skip
     outcome = "draw" if result.winner is None else ("win" if result.winner == color else "loss")
     console.print(

@@ -120,10 +120,16 @@ def winning_turn(mine: list[MoveScore]) -> dict[str, Any] | None:
             s = mine[start]
             # White moves first in a turn: Black's move before White's turn t is its turn t - 1.
             other, other_turn = ("black", s.turn - 1) if s.color == "white" else ("white", s.turn)
+            if other_turn < 0:  # White's first turn: the game began from a position (``play --fen``)
+                how = f"the game began at {_cp(s.eval_before)} for white"
+            else:
+                how = (
+                    f"{other}'s move at turn {other_turn} turned the true board to "
+                    f"{_cp(s.eval_before)} for {s.color}"
+                )
             text = (
-                f"{s.color.capitalize()} won the game at turn {s.turn}: {other}'s move at turn {other_turn} "
-                f"turned the true board to {_cp(s.eval_before)} for {s.color}, and {s.color} "
-                f"{_move_words(s)}."
+                f"{s.color.capitalize()} won the game at turn {s.turn}: {how}, "
+                f"and {s.color} {_move_words(s)}."
             )
             return {"turn": s.turn, "color": s.color, "kind": "opponent_error", "text": text}
         start -= 1

@@ -22,6 +22,7 @@ from reconchess.utilities import add_pawn_queen_promotion, capture_square_of_mov
 
 from rbc_bot.notation import square_name
 from rbc_bot.rules import sense_window
+from rbc_bot.start import history_start_board
 
 logger = logging.getLogger(__name__)
 
@@ -188,7 +189,7 @@ def _fen_core(fen: str) -> str:
 
 def check_rules(history: GameHistory, path: Path) -> None:
     """Replay every turn with reconchess' rules and stop at the first record that does not follow."""
-    board = chess.Board()
+    board = history_start_board(history)
     turns = list(turns_of(history))
     for index, turn in enumerate(turns):
         label = f"{path}: {chess.COLOR_NAMES[turn.color]} turn {turn.turn_number}"

@@ -19,6 +19,7 @@ from reconchess import GameHistory, Turn
 from reconchess.utilities import is_psuedo_legal_castle
 
 from rbc_bot.replay.load import turns_of
+from rbc_bot.start import history_start_board
 
 CASTLES = {
     "O-O": {chess.WHITE: chess.Move(chess.E1, chess.G1), chess.BLACK: chess.Move(chess.E8, chess.G8)},
@@ -69,8 +70,10 @@ def build_game(history: GameHistory, notes: Mapping[tuple[bool, int], str] | Non
     reason = history.get_win_reason()
     if reason is not None:
         game.headers["Termination"] = reason.name.lower().replace("_", " ")
+    board = history_start_board(history)
+    if board.fen() != chess.STARTING_FEN:
+        game.setup(board)  # SetUp and FEN headers, as PGN requires for a game from a position
     node: chess.pgn.GameNode = game
-    board = chess.Board()
     for turn in turns_of(history):
         if not history.has_move(turn):
             who = chess.COLOR_NAMES[turn.color]

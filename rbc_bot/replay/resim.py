@@ -25,6 +25,7 @@ from rbc_bot.config import BeliefConfig
 from rbc_bot.notation import square_name
 from rbc_bot.replay.load import turns_of
 from rbc_bot.sense import survivors_at
+from rbc_bot.start import history_start_board
 
 logger = logging.getLogger(__name__)
 
@@ -108,7 +109,7 @@ def expected_eliminated(pieces: np.ndarray, centres: list[int]) -> dict[int, flo
 def truth_at_turn_start(history: GameHistory, turn: Turn) -> chess.Board:
     """The true board when ``turn`` begins (before its sense): after the opponent's previous move."""
     if history.is_first_turn(turn):
-        return chess.Board()
+        return history_start_board(history)
     return chess.Board(history.truth_fen_after_move(turn.previous))
 
 
@@ -138,8 +139,10 @@ def resimulate(
     re-simulation early; the turns done so far are kept and ``error`` says why.
     """
     side = SideBelief(color=chess.COLOR_NAMES[color], cap=cap)
-    tracker = BeliefTracker(color, cap=cap, seed=seed, expansion_slack=expansion_slack)
+    start = history_start_board(history)
+    tracker = BeliefTracker(color, start, cap=cap, seed=seed, expansion_slack=expansion_slack)
     run = _Run(history, tracker, time.perf_counter() + seconds, seconds, stash_limit, observe)
+    run.truth_at[0] = start
     for turn in turns_of(history, color):
         try:
             side.turns.append(run.turn(turn))

@@ -1,0 +1,126 @@
+"""Games from a given position: what is playable, a positions file, real games and matches from
+positions, and the replay tools reading such a game (rules check, belief, PGN, decisive moment)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+from reconchess import GameHistory
+
+from rbc_bot.cli import main
+from rbc_bot.game import play_game
+from rbc_bot.match import MatchSettings, run_match
+from rbc_bot.players import BotSpec
+from rbc_bot.replay.load import load_game
+from rbc_bot.replay.pgn import build_game
+from rbc_bot.replay.resim import resimulate
+from rbc_bot.start import StartPositionError, history_start_board, load_positions, start_board
+
+QUEEN_ENDING = "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"
+ROOK_ENDING = "7k/8/8/8/8/8/8/R3K3 w Q - 0 1"
+
+
+@pytest.mark.parametrize(
+    ("fen", "message"),
+    [
+        ("not a fen", "is not a FEN"),
+        ("4k3/8/8/8/8/8/8/3QK3 b - - 0 1", "White to move"),
+        ("8/8/8/8/8/8/8/3QK3 w - - 0 1", "no black king"),
+        ("4k3/4Q3/8/8/8/8/8/4K3 w - - 0 1", "opposite check"),
+        ("4k3/8/8/8/8/8/8/3QK3 w K - 0 1", "bad castling rights"),
+    ],
+)
+def test_unplayable_start_positions_are_refused_with_the_reason(fen: str, message: str) -> None:
+    with pytest.raises(StartPositionError, match=message):
+        start_board(fen)
+
+
+def test_playable_positions_and_the_standard_one() -> None:
+    assert start_board(None) == chess.Board()
+    assert start_board(ROOK_ENDING).fen() == ROOK_ENDING
+
+
+def test_positions_file_skips_comments_and_names_the_bad_line(tmp_path: Path) -> None:
+    good = tmp_path / "good.txt"
+    good.write_text(f"# endings\n\n{QUEEN_ENDING}  # the queen\n{ROOK_ENDING}\n")
+    assert load_positions(good) == [QUEEN_ENDING, ROOK_ENDING]
+    bad = tmp_path / "bad.txt"
+    bad.write_text(f"{QUEEN_ENDING}\n# fine so far\n4k3/8/8/8/8/8/8/3QK3 b - - 0 1\n")
+    with pytest.raises(StartPositionError, match=r"bad.txt:3: .*White to move"):
+        load_positions(bad)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n")
+    with pytest.raises(StartPositionError, match="no positions"):
+        load_positions(empty)
+    with pytest.raises(StartPositionError, match="cannot read"):
+        load_positions(tmp_path / "missing.txt")
+
+
+def test_a_game_from_a_position_and_the_replay_tools_that_read_it(tmp_path: Path) -> None:
+    result = play_game(
+        BotSpec("rbc_bot", ("engine.nodes=2000", "engine.max_depth=6")), BotSpec("random"), seconds=60,
+        increment=0, seed=5, out_dir=tmp_path, isolate=False, start_fen=ROOK_ENDING,
+    )  # fmt: skip
+    assert result.crashed is None and result.start_fen == ROOK_ENDING
+    history = GameHistory.from_file(result.replay)
+    first = history.first_turn()
+    assert (
+        chess.Board(history.truth_fen_before_move(first)).board_fen() == chess.Board(ROOK_ENDING).board_fen()
+    )
+    assert history_start_board(history).board_fen() == chess.Board(ROOK_ENDING).board_fen()
+    load_game(Path(str(result.replay)))  # the rules check replays every move from the position
+    side = resimulate(history, chess.WHITE)
+    assert side.error is None and side.turns
+    assert all(turn.truth_kept for turn in side.turns)
+    pgn = build_game(history)
+    assert pgn.headers["SetUp"] == "1" and pgn.headers["FEN"].startswith("7k/8/8/8/8/8/8/R3K3 w")
+    replayed = chess.pgn.read_game(io.StringIO(str(pgn)))
+    assert replayed is not None and replayed.board().board_fen() == chess.Board(ROOK_ENDING).board_fen()
+    assert not replayed.errors
+
+
+def test_a_standard_game_has_no_fen_header(tmp_path: Path) -> None:
+    result = play_game(
+        BotSpec("random"), BotSpec("attacker"), seconds=30, increment=0, seed=1, out_dir=tmp_path
+    )
+    assert result.start_fen is None
+    history = GameHistory.from_file(result.replay)
+    assert history_start_board(history) == chess.Board()
+    assert "FEN" not in build_game(history).headers
+
+
+def test_match_pairs_start_from_the_positions_in_turn_and_resume_keeps_them(tmp_path: Path) -> None:
+    settings = MatchSettings(
+        a=BotSpec("random"), b=BotSpec("attacker"), games=6, seconds=20, increment=0, seed=3,
+        positions=[QUEEN_ENDING, ROOK_ENDING],
+    )  # fmt: skip
+    out = tmp_path / "m"
+    settings.games = 4
+    run_match(settings, out, isolate=False)
+    saved = json.loads((out / "match.json").read_text())
+    assert saved["positions"] == [QUEEN_ENDING, ROOK_ENDING]
+    summary = run_match(MatchSettings.from_json({**saved, "games": 6}), out, resume=True, isolate=False)
+    games = sorted(summary["games"], key=lambda g: g["index"])
+    assert [g["start_fen"] for g in games] == [QUEEN_ENDING] * 2 + [ROOK_ENDING] * 2 + [QUEEN_ENDING] * 2
+    for game in games:
+        started = history_start_board(GameHistory.from_file(game["replay"]))
+        assert started.board_fen() == chess.Board(game["start_fen"]).board_fen()
+
+
+def test_cli_refuses_a_bad_positions_file_before_any_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "book.txt"
+    bad.write_text("8/8/8/8/8/8/8/8 w - - 0 1\n")
+    out = tmp_path / "m"
+    assert main(["match", "random", "attacker", "--positions", str(bad), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "book.txt:1" in err and "no white king" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1 and not out.exists()
+    assert main(["play", "--opponent", "random", "--fen", "4k3/8/8/8/8/8/8/3QK3 b - - 0 1"]) == 2
+    assert "White to move" in capsys.readouterr().err
