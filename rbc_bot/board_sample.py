@@ -19,10 +19,14 @@ import chess
 import numpy as np
 
 
-def our_king_attacked(board: chess.Board) -> bool:
-    """Whether the opponent attacks our king on this board (we are to move)."""
+def our_king_attacked(board: chess.Board, by_king: bool = True) -> bool:
+    """Whether the opponent attacks our king on this board (we are to move); with ``by_king`` false,
+    their king's own attack does not count: on our turn our king takes theirs, a won board."""
     king = board.king(board.turn)
-    return king is not None and board.is_attacked_by(not board.turn, king)
+    if king is None:
+        return False
+    attackers = board.attackers_mask(not board.turn, king)
+    return bool(attackers if by_king else attackers & ~board.kings)
 
 
 def our_queen_attacked(board: chess.Board) -> bool:

@@ -178,7 +178,8 @@ class SenseRules:
     def attacked_sample(self, seen: SenseInputs) -> tuple[np.ndarray, np.ndarray]:
         """A sample of the believed boards and, for each, whether our king is attacked there."""
         rows = sample_rows(seen.rows, DANGER_SAMPLE, self.rng)
-        attacked = np.array([our_king_attacked(b) for b in decode(rows, seen.color)], dtype=bool)
+        by_king = self.config.sense.danger_king_contact
+        attacked = np.array([our_king_attacked(b, by_king) for b in decode(rows, seen.color)], dtype=bool)
         self.danger_share = round(float(attacked.mean()), 3) if len(attacked) else 0.0
         return rows, attacked
 

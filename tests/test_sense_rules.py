@@ -267,3 +267,26 @@ def test_danger_rule_senses_any_check_in_the_opening_turns_when_asked() -> None:
         seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, actions, 2.0, False, turn)
         square, rule = chosen_sense(boards[0], seen, ["sense.method=window", *settings])
         assert (rule == "danger") == expected and square is not None
+
+
+def test_their_king_next_to_ours_is_danger_only_when_asked() -> None:
+    """A rook ending against a lone king whose square we do not know (ranks 5-7, files b-g): on 3 of the
+    18 boards it stands next to ours, where our king takes it. The danger rule counts those boards as
+    attacked and takes the sense; with ``sense.danger_king_contact=false`` only attacks by other pieces
+    count, no board is in danger, and the king hunt locates their king."""
+    boards = []
+    for square in chess.SquareSet(chess.BB_RANK_5 | chess.BB_RANK_6 | chess.BB_RANK_7):
+        if chess.square_file(square) not in (0, 7):
+            board = chess.Board("8/8/8/8/3K4/8/8/R7 w - - 0 40")
+            board.set_piece_at(square, chess.Piece(chess.KING, chess.BLACK))
+            boards.append(board)
+    attacked = [our_king_attacked(board) for board in boards]
+    assert (sum(attacked), len(boards)) == (3, 18)
+    assert not any(our_king_attacked(board, by_king=False) for board in boards)
+    rows = np.stack([encode(b) for b in boards])
+    seen = SenseInputs(rows, chess.WHITE, 1200.0, 1200.0, move_actions(boards[0]), 2.0, False, 40)
+    for settings, expected_rule in (([], "danger"), (["sense.danger_king_contact=false"], "king-hunt")):
+        square, rule = chosen_sense(boards[0], seen, settings)
+        assert rule == expected_rule and square is not None
+    checked = chess.Board("8/8/8/2k5/3K4/8/8/3r4 w - - 0 40")  # their rook checks too: danger either way
+    assert our_king_attacked(checked) and our_king_attacked(checked, by_king=False)
