@@ -124,3 +124,34 @@ def test_cli_refuses_a_bad_positions_file_before_any_game(
     assert len(err.strip().splitlines()) == 1 and not out.exists()
     assert main(["play", "--opponent", "random", "--fen", "4k3/8/8/8/8/8/8/3QK3 b - - 0 1"]) == 2
     assert "White to move" in capsys.readouterr().err
+
+
+def test_conversion_report_reads_each_bots_conversions(tmp_path: Path) -> None:
+    """benchmarks/conversion.py: per ending and seed, the game in which each bot had the winning side."""
+    import subprocess
+    import sys
+
+    black_queen = "2q1k3/8/8/8/8/8/8/4K3 w - - 0 1"  # Black converts
+    rows = [
+        (QUEEN_ENDING, 1, "white", "white", 11),  # A White, converts in 11
+        (QUEEN_ENDING, 1, "black", "white", 15),  # B White, converts in 15
+        (black_queen, 2, "white", None, 200),  # B Black: a draw by the 100-ply rule
+        (black_queen, 2, "black", "black", 9),  # A Black, converts in 9
+    ]
+    records = [
+        {"start_fen": fen, "seed": seed, "a_color": a, "winner": w, "plies": plies}
+        for fen, seed, a, w, plies in rows
+    ]
+    (tmp_path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    script = Path(__file__).resolve().parent.parent / "benchmarks" / "conversion.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert "A: converted 2 of 2" in done.stdout and "B: converted 1.5 of 2" in done.stdout
+    assert "where both converted (1): median plies A 11, B 15; A faster in 1, B faster in 0" in done.stdout
+    missing = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "no")], capture_output=True, text=True
+    )
+    assert (
+        missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no results.jsonl" in missing.stderr
+    )
