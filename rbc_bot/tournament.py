@@ -4,7 +4,7 @@ the field (games through ``rbc_bot.runner``).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -14,10 +14,14 @@ from rbc_bot.game import short_name
 from rbc_bot.match import validate_spec
 from rbc_bot.players import BotSpec
 from rbc_bot.runner import RESULTS_FILE, Backend, GameJob, RecordBook, game_points, prepare_out_dir, run_games
+from rbc_bot.start import start_board
 
 
-def tournament_jobs(bots: list[BotSpec], games_per_pair: int, seed: int) -> list[GameJob]:
-    """For each pair i < j: ``games_per_pair`` games in colour-swapped pairs, seed ``seed + pair number``."""
+def tournament_jobs(
+    bots: list[BotSpec], games_per_pair: int, seed: int, positions: Sequence[str] = ()
+) -> list[GameJob]:
+    """For each pair i < j: ``games_per_pair`` games in colour-swapped pairs, seed ``seed + pair number``,
+    both games of a pair from the same start (``positions[pair number % len]``, or the standard one)."""
     jobs: list[GameJob] = []
     pair_number = 0
     for i in range(len(bots)):
@@ -27,7 +31,8 @@ def tournament_jobs(bots: list[BotSpec], games_per_pair: int, seed: int) -> list
                 i_white = game % 2 == 0
                 white, black = (i, j) if i_white else (j, i)
                 meta = {"white_bot": white, "black_bot": black, "pair": number}
-                jobs.append(GameJob(len(jobs), bots[white], bots[black], seed + number, meta))
+                start = positions[number % len(positions)] if positions else None
+                jobs.append(GameJob(len(jobs), bots[white], bots[black], seed + number, meta, start))
             pair_number += (games_per_pair + 1) // 2
     return jobs
 
@@ -102,6 +107,7 @@ def run_tournament(
     jobs: int = 1,
     isolate: bool = True,
     watchdog_margin: float = 120.0,
+    positions: Sequence[str] = (),
     on_record: Callable[[dict[str, Any], list[dict[str, Any]]], None] | None = None,
     backend: Backend | None = None,
 ) -> dict[str, Any]:
@@ -112,6 +118,8 @@ def run_tournament(
         raise ValueError(f"--games-per-pair must be at least 1: {games_per_pair}")
     if seconds <= 0 or increment < 0 or jobs < 1:
         raise ValueError(f"need --seconds > 0, --increment >= 0, --jobs >= 1: {seconds}, {increment}, {jobs}")
+    for fen in positions:
+        start_board(fen)
     for bot in bots:
         validate_spec(bot)
     names = [short_name(bot) for bot in bots]
@@ -126,6 +134,7 @@ def run_tournament(
         "increment": increment,
         "seed": seed,
         "jobs": jobs,
+        "positions": list(positions),
     }
 
     def summary(records: list[dict[str, Any]]) -> dict[str, Any]:
@@ -134,7 +143,7 @@ def run_tournament(
     book = RecordBook(out_dir, summary, on_record=on_record)
     try:
         run_games(
-            tournament_jobs(bots, games_per_pair, seed),
+            tournament_jobs(bots, games_per_pair, seed, positions),
             out_dir=out_dir,
             results_path=out_dir / RESULTS_FILE,
             seconds=seconds,

@@ -155,3 +155,22 @@ def test_conversion_report_reads_each_bots_conversions(tmp_path: Path) -> None:
     assert (
         missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no results.jsonl" in missing.stderr
     )
+
+
+def test_tournament_pairs_start_from_the_positions_in_turn(tmp_path: Path) -> None:
+    book = tmp_path / "book.txt"
+    book.write_text(f"{QUEEN_ENDING}\n{ROOK_ENDING}\n")
+    out = tmp_path / "t"
+    argv = ["tournament", "random", "attacker", "random", "--games-per-pair", "2", "--seconds", "20"]
+    assert main([*argv, "--increment", "0", "--positions", str(book), "--out", str(out)]) == 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["tournament"]["positions"] == [QUEEN_ENDING, ROOK_ENDING]
+    by_pair = {(g["pair"], g["start_fen"]) for g in summary["games"]}
+    assert by_pair == {(0, QUEEN_ENDING), (1, ROOK_ENDING), (2, QUEEN_ENDING)}
+    for game in summary["games"]:
+        started = history_start_board(GameHistory.from_file(game["replay"]))
+        assert started.board_fen() == chess.Board(game["start_fen"]).board_fen()
+    bad = tmp_path / "bad.txt"
+    bad.write_text("4k3/8/8/8/8/8/8/3QK3 b - - 0 1\n")
+    assert main([*argv, "--positions", str(bad), "--out", str(tmp_path / "t2")]) == 2
+    assert not (tmp_path / "t2").exists()

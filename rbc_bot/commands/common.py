@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from pathlib import Path
 
 USAGE = 2
 """Exit status of a command given something it cannot use (a bad flag, bot, file or engine)."""
@@ -42,6 +43,17 @@ def add_watchdog_argument(parser: argparse.ArgumentParser) -> None:
         type=float,
         default=120.0,
         help="seconds past both clocks before a hung game is ended",
+    )
+
+
+def add_positions_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--positions",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="start positions, one FEN a line with White to move ('#' comments): game pair k starts from "
+        "line k (round robin), both games of a pair from the same one (default: the standard position)",
     )
 
 

@@ -19,6 +19,7 @@ from rich.table import Table
 from rbc_bot.commands.common import (
     RUNTIME,
     add_clock_arguments,
+    add_positions_argument,
     add_stop_after_argument,
     add_watchdog_argument,
     error,
@@ -81,14 +82,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
             metavar="FILE.toml",
             help=f"TOML config of our bot as {side.upper()}",
         )
-    parser.add_argument(
-        "--positions",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="start positions, one FEN a line with White to move ('#' comments): pair k starts from "
-        "line k (round robin), both games of a pair from the same one (default: the standard position)",
-    )
+    add_positions_argument(parser)
     parser.add_argument(
         "--sprt",
         nargs=2,

@@ -11,11 +11,18 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from rbc_bot.commands.common import RUNTIME, add_clock_arguments, add_watchdog_argument, error
+from rbc_bot.commands.common import (
+    RUNTIME,
+    add_clock_arguments,
+    add_positions_argument,
+    add_watchdog_argument,
+    error,
+)
 from rbc_bot.commands.match import CLOCK_NOTE, stop_on_sigterm
 from rbc_bot.commands.ray_options import add_ray_arguments, backend_from_args
 from rbc_bot.players import BotSpec, BotSpecError
 from rbc_bot.runner import BackendError
+from rbc_bot.start import load_positions
 from rbc_bot.tournament import run_tournament
 
 
@@ -32,6 +39,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="games played at once")
     add_clock_arguments(parser, "game pair k uses seed SEED+k", seconds=120.0)
     add_watchdog_argument(parser)
+    add_positions_argument(parser)
     parser.add_argument(
         "--out",
         type=Path,
@@ -77,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         TextColumn("[bold]games"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
     )
     try:
+        positions = load_positions(args.positions) if args.positions is not None else []
         cluster = backend_from_args(args)
         with cluster as backend, stop_on_sigterm(), progress:
             task = progress.add_task("", total=total)
@@ -93,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed,
                 jobs=args.jobs,
                 watchdog_margin=args.watchdog_margin,
+                positions=positions,
                 on_record=on_record,
                 backend=backend,
             )
