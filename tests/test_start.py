@@ -124,6 +124,10 @@ def test_cli_refuses_a_bad_positions_file_before_any_game(
     assert len(err.strip().splitlines()) == 1 and not out.exists()
     assert main(["play", "--opponent", "random", "--fen", "4k3/8/8/8/8/8/8/3QK3 b - - 0 1"]) == 2
     assert "White to move" in capsys.readouterr().err
+    good = tmp_path / "good.txt"
+    good.write_text(QUEEN_ENDING + "\n")
+    assert main(["match", "--resume", str(out), "--positions", str(good)]) == 2
+    assert "give no A, B or --positions" in capsys.readouterr().err
 
 
 def test_conversion_report_reads_each_bots_conversions(tmp_path: Path) -> None:
