@@ -150,6 +150,8 @@ class RbcBot(Player):
         self._learn_increment(seconds_left)
         self._budget = budget = self.clock.budget(seconds_left)
         self._wait_for_engines(budget)
+        if self.config.engine.fixed_cost_probes > 1 and not budget.panic:
+            self.scorer.probe_fixed_cost()
         self._seconds_at_sense = seconds_left
         self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
         self.tracker.recovery_seconds = max(0.2, budget.total / 3)

@@ -133,6 +133,8 @@ class EngineConfig:
     fill_budget: bool = False  # time left after the planned depth goes into deeper passes (+1 ply each)
     fill_last_pass: bool = True  # ... and when the next pass is predicted not to fit, one more cut short by
     # its movetimes (mixing depths across boards) if a fifth of the budget is left (false: never)
+    fixed_cost_probes: int = 1  # what a search costs however short (the exchange with the engine): the
+    # least of this many probes, one a turn (1: one probe, at the first need, for the whole game)
 
 
 @dataclass
@@ -282,6 +284,7 @@ def validate(config: BotConfig) -> None:
         (config.move.passive_senses >= 0, "move.passive_senses must be >= 0"),
         (config.move.passive_boards >= 1, "move.passive_boards must be >= 1"),
         (config.engine.workers >= 1, "engine.workers must be >= 1"),
+        (config.engine.fixed_cost_probes >= 1, "engine.fixed_cost_probes must be >= 1"),
         (config.engine.depth >= 1, "engine.depth must be >= 1"),
         (config.engine.max_depth >= config.engine.depth, "engine.max_depth must be >= engine.depth"),
         (config.engine.nodes is None or config.engine.nodes >= 1, "engine.nodes must be >= 1"),
