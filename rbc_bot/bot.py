@@ -373,6 +373,9 @@ class RbcBot(Player):
             seconds_turn=round(time.perf_counter() - self._turn_started, 4),  # all of it on our clock
             engine_calls=(self.engine.stats.calls - calls) if self.engine else 0,
             engine_restarts=(self.engine.stats.restarts - restarts) if self.engine else 0,
+            # what bounds the boards scored: the learned cost of a depth-1 search and the fixed cost
+            fixed_cost_ms=None if self.scorer.fixed_cost is None else round(1000 * self.scorer.fixed_cost, 3),
+            eval_cost_ms=round(1000 * self.scorer.seconds_per_eval, 4),
         )
 
     def _write_record(self) -> None:

@@ -33,7 +33,7 @@ BOT_FILE = ROOT / "rbc_bot" / "bot.py"
 TURN_FIELDS = {
     "turn", "color", "belief", "seconds_left", "budget", "sense_square", "sense_eliminated", "candidates",
     "chosen_move", "taken_move", "seconds_sense", "seconds_move", "engine_calls", "engine_restarts",
-    "recoveries", "errors", "seconds_expand", "seconds_turn",
+    "recoveries", "errors", "seconds_expand", "seconds_turn", "fixed_cost_ms", "eval_cost_ms",
 }  # fmt: skip
 
 
