@@ -326,15 +326,16 @@ def test_near_the_100_ply_rule_every_pawn_push_is_a_candidate(scorer: Scorer) ->
 
 
 def test_the_fixed_cost_is_the_least_of_the_last_probes(scorer: Scorer) -> None:
-    """A probe the scheduler interrupts (here: 0.2 s before the engine answers) reads many times the
+    """A probe the scheduler interrupts (here: 1 s before the engine answers) reads many times the
     fixed cost. Measured once (the default), that reading stays for the game; with
-    ``engine.fixed_cost_probes=3`` the next probe replaces it, and only the last three count."""
+    ``engine.fixed_cost_probes=3`` the next probes replace it (two, as a loaded machine interrupts some
+    honest probes too), and only the last three count."""
     engine = scorer.engine
     assert engine is not None
     answer = engine.evaluate
 
     def interrupted(*args: object, **kwargs: object) -> list[float]:
-        time.sleep(0.2)
+        time.sleep(1.0)
         return answer(*args, **kwargs)  # type: ignore[arg-type]
 
     once, windowed = Scorer(engine, EngineConfig()), Scorer(engine, EngineConfig(fixed_cost_probes=3))
@@ -344,10 +345,9 @@ def test_the_fixed_cost_is_the_least_of_the_last_probes(scorer: Scorer) -> None:
         windowed.probe_fixed_cost()
     finally:
         engine.evaluate = answer  # type: ignore[method-assign]
-    assert spiked >= 0.2 / Scorer.PROBE_SEARCHES and windowed.measure_fixed_cost() >= spiked / 2
+    assert spiked >= 1.0 / Scorer.PROBE_SEARCHES and windowed.measure_fixed_cost() >= spiked / 2
+    windowed.probe_fixed_cost()
     windowed.probe_fixed_cost()
     assert windowed.measure_fixed_cost() < spiked / 5 and once.measure_fixed_cost() == spiked
-    honest = windowed.measure_fixed_cost()
-    windowed.fixed_cost_probes.appendleft(honest / 10)  # the oldest of three: forgotten at the next probe
-    windowed.probe_fixed_cost()
-    assert len(windowed.fixed_cost_probes) == 3 and windowed.measure_fixed_cost() > honest / 10
+    windowed.probe_fixed_cost()  # the interrupted probe is the oldest of the three: forgotten
+    assert len(windowed.fixed_cost_probes) == 3 and max(windowed.fixed_cost_probes) < spiked / 2
