@@ -140,7 +140,8 @@ class Scorer:
         scores = self.evaluate(boards, depth, budget_seconds)
         last_pass = time.perf_counter() - started
         growth = self.DEPTH_GROWTH
-        while self.config.fill_budget and self.engine is not None and depth < self.config.max_depth:
+        deepens = self.config.fill_budget and self.engine is not None and self.config.nodes is None
+        while deepens and depth < self.config.max_depth:  # (under node limits every pass is the same)
             left = budget_seconds - (time.perf_counter() - started)
             pass_budget = self.next_pass_budget(left, last_pass, growth, budget_seconds, len(boards))
             if pass_budget is None:

@@ -203,13 +203,15 @@ def test_fill_budget_deepens_until_the_budget_is_used() -> None:
     """The depth plan alone can leave most of a turn unused; ``fill_budget`` spends it on deeper passes."""
     boards = [chess.Board("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")]
     with EnginePool(None, 1) as engine:
-        plain = Scorer(engine, EngineConfig(workers=1))
+        plain = Scorer(engine, EngineConfig(workers=1, fill_budget=False))
         _, plain_depth = plain.evaluate_deepening(boards, 2, 1.0)
-        filling = Scorer(engine, EngineConfig(workers=1, fill_budget=True))
+        filling = Scorer(engine, EngineConfig(workers=1, fill_budget=True, fill_last_pass=True))
         started = time.perf_counter()
         scores, deep = filling.evaluate_deepening(boards, 2, 1.0)
         elapsed = time.perf_counter() - started
-    assert plain_depth == 2
+        counted = Scorer(engine, EngineConfig(workers=1, fill_budget=True, nodes=500))
+        _, counted_depth = counted.evaluate_deepening(boards, 2, 1.0)  # node limits: every pass the same
+    assert plain_depth == 2 and counted_depth == 2
     assert deep > 2 and len(scores) == 1
     # The pass predicted not to fit still runs, each search capped by its share of what is left, so
     # the budget is spent: at most LAST_PASS_SHARE of it is left when that pass is skipped.
@@ -246,7 +248,7 @@ def test_the_last_pass_runs_only_where_each_search_gets_time_beyond_its_fixed_co
     the least movetime beyond its fixed cost (the search counts below are set from the measured fixed
     cost, which a loaded machine raises). A match turn of 7,000 searches once took 14 s of an 8 s budget
     on a last pass whose searches were each given less than their fixed cost."""
-    filling = Scorer(scorer.engine, EngineConfig(fill_budget=True))
+    filling = Scorer(scorer.engine, EngineConfig(fill_budget=True, fill_last_pass=True))
     floor = filling.measure_fixed_cost() + Scorer.MIN_MOVETIME
     few = int(3.0 / floor) // 2  # searches with twice the floor each in 3 s
     many = int(3.0 / floor) + 10  # searches whose share of 3 s is below it
