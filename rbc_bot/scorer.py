@@ -83,9 +83,8 @@ class Scorer:
         the engine answers from its hash (the exchange with the engine, nothing else), and keep the
         least of the last ``engine.fixed_cost_probes`` probes. A probe of a few milliseconds that the
         scheduler interrupts reads ten or a hundred times the cost, and that bound on the searches a
-        budget can pay then held the move to a few boards for a whole game (in 9 of 65 games of
-        sessions 36-37 against StrangeFish, as few as 8 of 100 believed boards at any budget);
-        an interruption only adds, so the least of several probes is the cost."""
+        budget can pay then holds the move to a few boards for the whole game; an interruption only
+        adds, so the least of several probes is the cost."""
         if self.engine is None or self.config.nodes is not None:
             self.fixed_cost = 0.0
             return
