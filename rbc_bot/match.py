@@ -25,7 +25,7 @@ from rbc_bot.runner import (
     run_games,
     write_json,
 )
-from rbc_bot.start import start_board
+from rbc_bot.start import position_for, start_board
 
 log = logging.getLogger(__name__)
 
@@ -119,12 +119,11 @@ def match_jobs(settings: MatchSettings) -> list[GameJob]:
     """Game ``2k`` has A white, game ``2k+1`` has B white; both use seed ``seed + k`` and start
     from the same position (the standard one, or the match's positions in turn)."""
     jobs: list[GameJob] = []
-    positions = settings.positions
     for index in range(settings.games):
         pair, a_white = index // 2, index % 2 == 0
         white, black = (settings.a, settings.b) if a_white else (settings.b, settings.a)
         meta = {"pair": pair, "a_color": "white" if a_white else "black"}
-        start = positions[pair % len(positions)] if positions else None
+        start = position_for(settings.positions, pair)
         jobs.append(GameJob(index, white, black, settings.seed + pair, meta, start))
     return jobs
 

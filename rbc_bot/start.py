@@ -8,6 +8,7 @@ start with White to move (``LocalGame`` and the server both say so), so a positi
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import chess
@@ -43,6 +44,11 @@ def start_board(fen: str | None) -> chess.Board:
 def _status_names(status: chess.Status) -> list[str]:
     members = chess.Status.__members__.items()
     return [name.lower().replace("_", " ") for name, flag in members if flag and flag in status]
+
+
+def position_for(positions: Sequence[str], pair: int) -> str | None:
+    """Where game pair ``pair`` starts: the positions in turn, or None (the standard position)."""
+    return positions[pair % len(positions)] if positions else None
 
 
 def load_positions(path: Path) -> list[str]:

@@ -14,7 +14,7 @@ from rbc_bot.game import short_name
 from rbc_bot.match import validate_spec
 from rbc_bot.players import BotSpec
 from rbc_bot.runner import RESULTS_FILE, Backend, GameJob, RecordBook, game_points, prepare_out_dir, run_games
-from rbc_bot.start import start_board
+from rbc_bot.start import position_for, start_board
 
 
 def tournament_jobs(
@@ -31,7 +31,7 @@ def tournament_jobs(
                 i_white = game % 2 == 0
                 white, black = (i, j) if i_white else (j, i)
                 meta = {"white_bot": white, "black_bot": black, "pair": number}
-                start = positions[number % len(positions)] if positions else None
+                start = position_for(positions, number)
                 jobs.append(GameJob(len(jobs), bots[white], bots[black], seed + number, meta, start))
             pair_number += (games_per_pair + 1) // 2
     return jobs

@@ -141,8 +141,7 @@ def resimulate(
     side = SideBelief(color=chess.COLOR_NAMES[color], cap=cap)
     start = history_start_board(history)
     tracker = BeliefTracker(color, start, cap=cap, seed=seed, expansion_slack=expansion_slack)
-    run = _Run(history, tracker, time.perf_counter() + seconds, seconds, stash_limit, observe)
-    run.truth_at[0] = start
+    run = _Run(history, tracker, time.perf_counter() + seconds, seconds, stash_limit, observe, {0: start})
     for turn in turns_of(history, color):
         try:
             side.turns.append(run.turn(turn))
@@ -168,7 +167,7 @@ class _Run:
     seconds: float
     stash_limit: int
     observe: Observer | None
-    truth_at: dict[int, chess.Board] = field(default_factory=lambda: {0: chess.Board()})
+    truth_at: dict[int, chess.Board]  # the true board after each observation count (0: the start)
 
     def guard(self) -> None:
         if self.tracker.stashed_size > self.stash_limit:
