@@ -208,6 +208,35 @@ def test_turn_logs_beliefs_bands_games_by_their_largest_belief(tmp_path: Path) -
     )
 
 
+def test_turn_logs_scored_bands_games_by_the_share_of_boards_their_moves_scored(tmp_path: Path) -> None:
+    """A win whose moves scored 10 of 400 boards (a fixed cost that read 20 ms at first, 0.3 ms at the
+    end), a loss that scored 300 of the 400 a move can take of 500, and a draw with only two moves on
+    20+ boards (a third on 19 and a king capture do not count): left out of the bands."""
+    run = write_run(tmp_path / "r", [])
+
+    def row(believed: int, scored: int, cost: float | None = None, reason: str = "best-worst") -> dict:
+        return {"belief": {"after_sense": [believed]}, "boards_scored": scored, "move_reason": reason,
+                "fixed_cost_ms": cost}  # fmt: skip
+
+    games = {
+        "stuck": ("white", "white", [row(400, 10, 20.0), row(400, 10, 5.0), row(400, 10, 0.3)]),
+        "full": ("black", "white", [row(500, 300), row(500, 300), row(500, 300)]),
+        "short": ("white", None, [row(30, 30), row(30, 30), row(19, 1), row(30, 1, reason="king-capture")]),
+    }
+    records = []
+    for name, (ours, winner, turns) in games.items():
+        log = run / f"{name}.json.turns.jsonl"
+        log.write_text("".join(json.dumps(t) + "\n" for t in turns))
+        records.append({"a_color": ours, "winner": winner, "turn_logs": {ours: str(log)}})
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    line = turn_logs.scored(run)
+    assert "20+ boards): under half 1-0-0; half or more 0-1-0 |" in line
+    assert (
+        "fixed cost per search in 1 games: first turn median 20.00 ms (largest 20.00), last turn median 0.30"
+        in line
+    )
+
+
 S15_TOLERANCE = ROOT / "benchmarks" / "strength" / "2026-12-02-s15" / "dtol01"  # every game's replay and log
 
 
