@@ -133,7 +133,7 @@ class EngineConfig:
     fill_budget: bool = True  # time left after the planned depth goes into deeper passes (+1 ply each)
     fill_last_pass: bool = False  # ... and when the next pass is predicted not to fit, one more cut short
     # by its movetimes (mixing depths across boards) if a fifth of the budget is left (false: never)
-    fixed_cost_probes: int = 1  # what a search costs however short (the exchange with the engine): the
+    fixed_cost_probes: int = 5  # what a search costs however short (the exchange with the engine): the
     # least of this many probes, one a turn (1: one probe, at the first need, for the whole game)
 
 

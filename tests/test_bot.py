@@ -165,7 +165,7 @@ def test_every_candidate_setting_plays_a_clean_game(tmp_path: Path, ours: str, c
         "sense.method=decision", "engine.fill_budget=true", "move.opening_turns=8",
         "move.king_capture_guard_value=9", "move.king_capture_guard_turns=12", "move.aggregate=mix",
         "move.near_tie=0.03", "move.second_look=3", "move.quiet_check_odds=0.16", "move.threat_share=0.5",
-        "sense.likely_weights=true", "engine.fixed_cost_probes=5", "sense.danger_king_contact=false",
+        "sense.likely_weights=true", "engine.fixed_cost_probes=1", "sense.danger_king_contact=false",
         "move.progress_pushes=true",
     )  # fmt: skip
     result = play_short_game(tmp_path, "trout", ours, 30.0, 1.0, 21, caplog, settings)
@@ -312,7 +312,7 @@ def test_danger_sense_for_a_rare_threat_in_a_small_belief_or_when_ahead() -> Non
 
 def test_with_several_fixed_cost_probes_each_turn_probes_once() -> None:
     """``engine.fixed_cost_probes=3``: every sense (a turn's start) probes the engine's fixed cost again,
-    and the scorer keeps the last three; with the default it is probed once, when first needed."""
+    and the scorer keeps the last three; with 1 it is probed once, when first needed."""
     for probes, expected in ((3, [1, 2, 3, 3]), (1, [1, 1, 1, 1])):
         bot = small_bot(f"engine.fixed_cost_probes={probes}")
         try:

@@ -329,7 +329,7 @@ def test_near_the_100_ply_rule_every_pawn_push_is_a_candidate(scorer: Scorer) ->
 
 def test_the_fixed_cost_is_the_least_of_the_last_probes(scorer: Scorer) -> None:
     """A probe the scheduler interrupts (here: 1 s before the engine answers) reads many times the
-    fixed cost. Measured once (the default), that reading stays for the game; with
+    fixed cost. Measured once (``engine.fixed_cost_probes=1``), that reading stays for the game; with
     ``engine.fixed_cost_probes=3`` the next probes replace it (two, as a loaded machine interrupts some
     honest probes too), and only the last three count."""
     engine = scorer.engine
@@ -340,7 +340,8 @@ def test_the_fixed_cost_is_the_least_of_the_last_probes(scorer: Scorer) -> None:
         time.sleep(1.0)
         return answer(*args, **kwargs)  # type: ignore[arg-type]
 
-    once, windowed = Scorer(engine, EngineConfig()), Scorer(engine, EngineConfig(fixed_cost_probes=3))
+    once = Scorer(engine, EngineConfig(fixed_cost_probes=1))
+    windowed = Scorer(engine, EngineConfig(fixed_cost_probes=3))
     engine.evaluate = interrupted  # type: ignore[method-assign]
     try:
         spiked = once.measure_fixed_cost()
