@@ -82,6 +82,8 @@ class MoveConfig:
     # opponent could check our king at once, when not every board fits (0: a uniform sample)
     queen_share: float = 0.0  # ... and up to this share of that room where our queen is attacked (0: off)
     min_boards: int = 8  # boards scored however short the time
+    min_depth: int = 0  # score no more boards than the learned cost lets each search reach this depth on
+    # (0: as many as the budget pays at the least depth; the planned depth then follows)
     likely_pool: int = 0  # when not every calm board fits, score this many at depth 1 and draw the
     # sample (and the proposals' boards) by how likely each is (rbc_bot.likely; 0: uniformly)
     likely_pool_share: float = 0.1  # ... within this share of the move budget
@@ -223,6 +225,10 @@ def validate(config: BotConfig) -> None:
         (
             1 <= config.move.min_boards <= config.move.max_boards,
             "need 1 <= move.min_boards <= move.max_boards",
+        ),
+        (
+            0 <= config.move.min_depth <= config.engine.max_depth,
+            "need 0 <= move.min_depth <= engine.max_depth",
         ),
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
         (

@@ -67,6 +67,12 @@ class Scorer:
         floor = self.measure_fixed_cost() + self.MIN_MOVETIME
         return self.engine.workers * int(budget_seconds / floor)
 
+    def searches_at_depth(self, depth: int, budget_seconds: float) -> int:
+        """The most evaluations the learned cost says fit ``budget_seconds`` at ``depth`` (each ply
+        costing ``DEPTH_GROWTH`` times the last): the bound that keeps a pass at least that deep."""
+        per_eval = max(self.seconds_per_eval, 1e-5) * self.DEPTH_GROWTH ** (depth - 1)
+        return int(budget_seconds / per_eval)
+
     def _rounds(self, searches: int) -> int:
         """Searches one engine runs one after another when ``searches`` are spread over the engines."""
         return -(-searches // (self.engine.workers if self.engine is not None else 1))

@@ -242,6 +242,33 @@ def test_boards_scored_are_bounded_by_what_the_searches_fixed_costs_allow() -> N
     assert bounded.boards_scored == config.min_boards
 
 
+def test_a_depth_floor_scores_fewer_boards_so_that_the_pass_reaches_it() -> None:
+    """Twenty believed boards and a 2 s budget, on a scorer whose learned cost per evaluation (1 ms at
+    depth 1, a ply 1.8x the last) pays every board at the least depth but about one board at depth 8
+    (each then costing 1.8**7 = 61 ms, and every board's candidates searched): with
+    ``move.min_depth=8`` the fewest boards (``move.min_boards``) are scored; with 5 (11 ms) more, but
+    not all; without the floor all twenty."""
+    start = chess.Board()
+    start.push_uci("e2e4")
+    boards = []
+    for reply in list(start.legal_moves)[:20]:
+        board = start.copy()
+        board.push(reply)
+        boards.append(board)
+    chosen = {}
+    with EnginePool(None, 1) as engine:
+        for floor in (0, 5, 8):
+            scorer = Scorer(engine, EngineConfig(workers=1))
+            scorer.fixed_cost, scorer.seconds_per_eval = 0.0, 0.001
+            config = MoveConfig(min_depth=floor)
+            chosen[floor] = choose_move(
+                boards, actions(boards), scorer, config, 2.0, np.random.default_rng(0)
+            )
+    assert chosen[0].boards_scored == 20
+    assert MoveConfig.min_boards < chosen[5].boards_scored < 20
+    assert chosen[8].boards_scored == MoveConfig.min_boards
+
+
 def test_the_last_pass_runs_only_where_each_search_gets_time_beyond_its_fixed_cost(scorer: Scorer) -> None:
     """A 10 s budget, one engine: a next pass predicted to fit gets all that is left; one predicted
     not to fit gets it too if a fifth of the budget is left. Either way each search must get more than
