@@ -219,17 +219,23 @@ def test_fill_budget_deepens_until_the_budget_is_used() -> None:
     assert elapsed <= 3.0, "each pass is capped by its movetime (generous bound: a loaded machine)"
 
 
+def replies_to_e4(count: int) -> list[chess.Board]:
+    """``count`` believed boards: Black's first replies to 1. e4, White to move."""
+    start = chess.Board()
+    start.push_uci("e2e4")
+    boards = []
+    for reply in list(start.legal_moves)[:count]:
+        board = start.copy()
+        board.push(reply)
+        boards.append(board)
+    return boards
+
+
 def test_boards_scored_are_bounded_by_what_the_searches_fixed_costs_allow() -> None:
     """Twenty believed boards and a 2 s budget: the scorer's learned cost per evaluation would score
     them all, but on a machine where each search costs 0.1 s beyond its movetime only about 16 searches
     fit, so the fewest boards (``min_boards``) are scored rather than overrunning the turn."""
-    start = chess.Board()
-    start.push_uci("e2e4")
-    boards = []
-    for reply in list(start.legal_moves)[:20]:
-        board = start.copy()
-        board.push(reply)
-        boards.append(board)
+    boards = replies_to_e4(20)
     config = MoveConfig()
     with EnginePool(None, 1) as engine:
         free = Scorer(engine, EngineConfig(workers=1))
@@ -242,30 +248,25 @@ def test_boards_scored_are_bounded_by_what_the_searches_fixed_costs_allow() -> N
     assert bounded.boards_scored == config.min_boards
 
 
-def test_a_depth_floor_scores_fewer_boards_so_that_the_pass_reaches_it() -> None:
-    """Twenty believed boards and a 2 s budget, on a scorer whose learned cost per evaluation (1 ms at
-    depth 1, a ply 1.8x the last) pays every board at the least depth but about one board at depth 8
-    (each then costing 1.8**7 = 61 ms, and every board's candidates searched): with
-    ``move.min_depth=8`` the fewest boards (``move.min_boards``) are scored; with 5 (11 ms) more, but
-    not all; without the floor all twenty."""
-    start = chess.Board()
-    start.push_uci("e2e4")
-    boards = []
-    for reply in list(start.legal_moves)[:20]:
-        board = start.copy()
-        board.push(reply)
-        boards.append(board)
+def test_a_depth_floor_scores_no_more_boards_than_reach_it() -> None:
+    """Twenty believed boards and a 4 s budget, on a scorer whose learned cost per evaluation (3 ms at
+    depth 1, each ply 1.8x the last) pays for every board at the least depth: without a floor all
+    twenty are scored; with ``move.min_depth=5`` (32 ms an evaluation) no more than 85 % of the budget
+    pays at that depth for all the candidates, fewer than twenty; with 8 (184 ms) the fewest
+    (``move.min_boards``)."""
+    boards = replies_to_e4(20)
     chosen = {}
     with EnginePool(None, 1) as engine:
         for floor in (0, 5, 8):
             scorer = Scorer(engine, EngineConfig(workers=1))
-            scorer.fixed_cost, scorer.seconds_per_eval = 0.0, 0.001
+            scorer.fixed_cost, scorer.seconds_per_eval = 0.0, 0.003
             config = MoveConfig(min_depth=floor)
             chosen[floor] = choose_move(
-                boards, actions(boards), scorer, config, 2.0, np.random.default_rng(0)
+                boards, actions(boards), scorer, config, 4.0, np.random.default_rng(0)
             )
+    at_depth_5 = int(0.85 * 4.0 / (0.003 * Scorer.DEPTH_GROWTH**4)) // len(chosen[5].candidates)
     assert chosen[0].boards_scored == 20
-    assert MoveConfig.min_boards < chosen[5].boards_scored < 20
+    assert MoveConfig.min_boards <= chosen[5].boards_scored <= max(at_depth_5, MoveConfig.min_boards) < 20
     assert chosen[8].boards_scored == MoveConfig.min_boards
 
 
