@@ -129,7 +129,7 @@ def choose_move(
     # However cheap the learned cost per evaluation says a search is, each pays its fixed cost and at
     # least the least movetime: more boards than those allow would overrun the budget.
     n_boards = min(config.max_boards, n_boards, scorer.most_searches(0.85 * remaining) // len(candidates))
-    if config.min_depth:  # breadth bought with depth: no pass shallower than min_depth for more boards
+    if config.min_depth:  # depth before breadth: no more boards than a pass at min_depth can score
         n_boards = min(
             n_boards, scorer.searches_at_depth(config.min_depth, 0.85 * remaining) // len(candidates)
         )

@@ -40,13 +40,14 @@ class Scorer:
     def plan_depth(self, evaluations: int, budget_seconds: float) -> int:
         """The deepest depth (config.depth .. config.max_depth) whose estimated cost fits the budget."""
         depth = self.config.depth
-        per_eval = max(self.seconds_per_eval, 1e-5)
-        while (
-            depth < self.config.max_depth
-            and evaluations * per_eval * self.DEPTH_GROWTH ** (depth + 1 - 1) <= budget_seconds
-        ):
+        while depth < self.config.max_depth and evaluations * self.eval_cost(depth + 1) <= budget_seconds:
             depth += 1
         return depth
+
+    def eval_cost(self, depth: int) -> float:
+        """The learned seconds one evaluation at ``depth`` costs: the depth-1 cost times ``DEPTH_GROWTH``
+        a ply."""
+        return max(self.seconds_per_eval, 1e-5) * self.DEPTH_GROWTH ** (depth - 1)
 
     def _movetime(self, searches: int, budget_seconds: float | None) -> float | None:
         """Seconds one search may take so that ``searches`` spread over the engines fit the budget with
@@ -70,8 +71,7 @@ class Scorer:
     def searches_at_depth(self, depth: int, budget_seconds: float) -> int:
         """The most evaluations the learned cost says fit ``budget_seconds`` at ``depth`` (each ply
         costing ``DEPTH_GROWTH`` times the last): the bound that keeps a pass at least that deep."""
-        per_eval = max(self.seconds_per_eval, 1e-5) * self.DEPTH_GROWTH ** (depth - 1)
-        return int(budget_seconds / per_eval)
+        return int(budget_seconds / self.eval_cost(depth))
 
     def _rounds(self, searches: int) -> int:
         """Searches one engine runs one after another when ``searches`` are spread over the engines."""
@@ -87,10 +87,11 @@ class Scorer:
     def probe_fixed_cost(self) -> None:
         """Probe the fixed cost again: the time per search of depth-1 searches of one position, which
         the engine answers from its hash (the exchange with the engine, nothing else), and keep the
-        least of the last ``engine.fixed_cost_probes`` probes. A probe of a few milliseconds that the
-        scheduler interrupts reads ten or a hundred times the cost, and that bound on the searches a
-        budget can pay then holds the move to a few boards for the whole game; an interruption only
-        adds, so the least of several probes is the cost."""
+        least of the last ``engine.fixed_cost_probes`` probes. A probe of a few milliseconds on engines
+        started a moment before, or one the scheduler interrupts, reads several to a hundred times the
+        cost, and that bound on the searches a budget can pay then holds the move to a few boards for
+        the whole game; a cold engine or an interruption only adds, so the least of several probes is
+        the cost."""
         if self.engine is None or self.config.nodes is not None:
             self.fixed_cost = 0.0
             return
