@@ -26,7 +26,8 @@ from reconchess.utilities import move_actions
 from rbc_bot.board_sample import Tiers, our_king_attacked
 from rbc_bot.config import EngineConfig, MoveConfig
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import SecondLook, choose_move, pawn_pushes, play_out, propose, quiet_checks
+from rbc_bot.move import SecondLook, choose_move, pawn_pushes, propose, quiet_checks
+from rbc_bot.playout import play_out
 from rbc_bot.ranking import rank
 from rbc_bot.scorer import Scorer
 
