@@ -12,6 +12,7 @@ the belief.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -196,3 +197,33 @@ class Tiers:
             (len(self.calm), from_calm),
         ]
         return chosen, tier_weights(tiers)
+
+    def widen(
+        self,
+        chosen: Sequence[chess.Board],
+        k: int,
+        threat_share: float,
+        rng: np.random.Generator,
+        queen_share: float = 0.0,
+        draw_calm: Draw = uniform,
+    ) -> tuple[list[chess.Board], np.ndarray]:
+        """Up to ``k`` more boards, drawn as :meth:`sample` draws from the boards ``chosen`` left out, and
+        how many believed boards each of ``chosen`` and then of them stands for: its tier's boards over
+        the boards of that tier the two hold."""
+        taken = {id(board) for board in chosen}
+        rest = Tiers(*([b for b in tier if id(b) not in taken] for tier in self.groups))
+        extra, _ = rest.sample(k, threat_share, rng, queen_share=queen_share, draw_calm=draw_calm)
+        return extra, self.stands_for([*chosen, *extra])
+
+    @property
+    def groups(self) -> tuple[list[chess.Board], ...]:
+        """The tiers in the order of the constructor's arguments."""
+        return self.attacked, self.threatened, self.calm, self.queen
+
+    def stands_for(self, sample: Sequence[chess.Board]) -> np.ndarray:
+        """How many believed boards each board of ``sample`` (drawn from these tiers) stands for: its
+        tier's size over the boards of ``sample`` in that tier."""
+        tier_of = {id(board): i for i, tier in enumerate(self.groups) for board in tier}
+        labels = [tier_of[id(board)] for board in sample]
+        counts = Counter(labels)
+        return np.array([len(self.groups[i]) / counts[i] for i in labels], dtype=np.float64)

@@ -84,6 +84,8 @@ class MoveConfig:
     min_boards: int = 8  # boards scored however short the time
     min_depth: int = 0  # score no more boards than the learned cost lets each search reach this depth on
     # (0: as many as the budget pays at the least depth; the planned depth then follows)
+    fill_breadth: int = 0  # when the deepening leaves time and believed boards unscored, score more of
+    # them at the depth it reached, up to this many boards in all (0: off)
     likely_pool: int = 0  # when not every calm board fits, score this many at depth 1 and draw the
     # sample (and the proposals' boards) by how likely each is (rbc_bot.likely; 0: uniformly)
     likely_pool_share: float = 0.1  # ... within this share of the move budget
@@ -230,6 +232,7 @@ def validate(config: BotConfig) -> None:
             0 <= config.move.min_depth <= config.engine.max_depth,
             "need 0 <= move.min_depth <= engine.max_depth",
         ),
+        (config.move.fill_breadth >= 0, "move.fill_breadth must be >= 0"),
         (0.0 <= config.move.mix_min_weight <= 1.0, "move.mix_min_weight must be in [0, 1]"),
         (
             0.0 <= config.move.proposal_attacked_share <= 1.0,

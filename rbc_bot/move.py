@@ -134,6 +134,10 @@ def choose_move(
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
+    if config.fill_breadth and len(scored_boards) < len(boards):
+        left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85 * (1 - look_share)
+        widening = Widening(tiers, candidates, config, scorer, rng, draw, progress_bonus, bonuses)
+        scored_boards, represented, scores = widening.widen(scored_boards, represented, scores, depth, left)
     weights = move_weights(scored_boards, scores, config, represented)
     ranked = rank(candidates, scores, config, weights, represented)
     if look_share:
@@ -223,6 +227,49 @@ def propose(
     if config.consider_pass or not candidates:
         candidates.append(None)
     return candidates
+
+
+@dataclass
+class Widening:
+    """More boards scored at the depth the deepening reached, in the time it left (``move.fill_breadth``):
+    against a strong opponent more boards at one depth did better than fewer boards searched deeper
+    (docs/strength.md), and the deepening stops with up to half the turn unused when the next ply is
+    predicted not to fit."""
+
+    tiers: Tiers
+    candidates: list[chess.Move | None]
+    config: MoveConfig
+    scorer: Scorer
+    rng: np.random.Generator
+    draw: Draw
+    progress_bonus: float
+    bonuses: dict[chess.Move | None, float]
+
+    def widen(
+        self,
+        scored: list[chess.Board],
+        represented: np.ndarray,
+        scores: np.ndarray,
+        depth: int,
+        seconds: float,
+    ) -> tuple[list[chess.Board], np.ndarray, np.ndarray]:
+        """The scored boards, how many believed boards each stands for and the scores (candidates x
+        boards), with as many more boards as the deepest pass's time per board says fit ``seconds``, up
+        to ``fill_breadth`` in all; unchanged when fewer than ``min_boards`` fit or their searches would
+        overrun on their fixed costs."""
+        per_board = self.scorer.last_pass_seconds / max(len(scored), 1)
+        room = min(self.config.fill_breadth - len(scored), int(seconds / max(per_board, 1e-6)))
+        if room < self.config.min_boards:
+            return scored, represented, scores
+        extra, widened = self.tiers.widen(
+            scored, room, self.config.threat_share, self.rng, self.config.queen_share, self.draw
+        )
+        played = play_out(self.candidates, extra, self.config, self.progress_bonus, self.bonuses)
+        if not extra or len(played.children) > self.scorer.most_searches(seconds):
+            return scored, represented, scores
+        raw = self.scorer.evaluate(played.children, depth, seconds)
+        more = played.scores(-np.asarray(raw, dtype=np.float64))
+        return [*scored, *extra], widened, np.hstack([scores, more])
 
 
 @dataclass

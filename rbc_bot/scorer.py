@@ -36,6 +36,7 @@ class Scorer:
         self.fixed_cost: float | None = None  # seconds a search costs past its movetime (probe_fixed_cost)
         self.fixed_cost_probes: deque[float] = deque(maxlen=config.fixed_cost_probes)
         self.evaluations = 0
+        self.last_pass_seconds = 0.0  # how long evaluate_deepening's deepest pass took
 
     def plan_depth(self, evaluations: int, budget_seconds: float) -> int:
         """The deepest depth (config.depth .. config.max_depth) whose estimated cost fits the budget."""
@@ -158,6 +159,7 @@ class Scorer:
             this_pass = time.perf_counter() - pass_started
             growth = min(max(this_pass / max(last_pass, 1e-4), self.MIN_GROWTH), self.MAX_GROWTH)
             last_pass = this_pass
+        self.last_pass_seconds = last_pass
         return scores, depth
 
     def next_pass_budget(

@@ -271,6 +271,44 @@ def test_a_depth_floor_scores_no_more_boards_than_reach_it() -> None:
     assert chosen[8].boards_scored == MoveConfig.min_boards
 
 
+def two_black_replies(count: int) -> list[chess.Board]:
+    """``count`` distinct believed boards, White to move after 1. e4 and 2. Nf3: Black's first two
+    moves vary, White's pieces stand alike on every board (no capture of them)."""
+    first = chess.Board()
+    first.push_uci("e2e4")
+    boards: dict[str, chess.Board] = {}
+    for reply in list(first.legal_moves):
+        second = first.copy()
+        second.push(reply)
+        second.push_uci("g1f3")
+        for answer in second.legal_moves:
+            if not second.is_capture(answer):
+                board = second.copy()
+                board.push(answer)
+                boards.setdefault(board.fen(), board)
+    return list(boards.values())[:count]
+
+
+def test_the_breadth_fill_scores_more_boards_at_the_depth_reached() -> None:
+    """A hundred believed boards, the first pass held to twenty (``move.max_boards``) at depth 2
+    (``engine.max_depth``, no deepening): with ``move.fill_breadth=50`` the time that pass left scores
+    thirty more boards at the same depth, none scored twice; off, the twenty alone."""
+    boards = two_black_replies(100)
+    assert len(boards) == 100 and len({b.fen() for b in boards}) == 100
+    decisions = {}
+    with EnginePool(None, 1) as engine:
+        for fill in (0, 50):
+            scorer = Scorer(engine, EngineConfig(workers=1, max_depth=2, fill_budget=False))
+            scorer.fixed_cost = 0.0
+            config = MoveConfig(max_boards=20, fill_breadth=fill)
+            decisions[fill] = choose_move(
+                boards, actions(boards), scorer, config, 4.0, np.random.default_rng(0)
+            )
+    assert decisions[0].boards_scored == 20 and decisions[50].boards_scored == 50
+    assert decisions[0].depth == decisions[50].depth == 2
+    assert decisions[50].move in actions(boards)
+
+
 def test_the_last_pass_runs_only_where_each_search_gets_time_beyond_its_fixed_cost(scorer: Scorer) -> None:
     """A 10 s budget, one engine: a next pass predicted to fit gets all that is left; one predicted
     not to fit gets it too if a fifth of the budget is left. Either way each search must get more than
