@@ -206,14 +206,13 @@ class Tiers:
         rng: np.random.Generator,
         queen_share: float = 0.0,
         draw_calm: Draw = uniform,
-    ) -> tuple[list[chess.Board], np.ndarray]:
-        """Up to ``k`` more boards, drawn as :meth:`sample` draws from the boards ``chosen`` left out, and
-        how many believed boards each of ``chosen`` and then of them stands for: its tier's boards over
-        the boards of that tier the two hold."""
+    ) -> list[chess.Board]:
+        """Up to ``k`` more boards, drawn as :meth:`sample` draws from the boards ``chosen`` left out
+        (told apart by identity: the belief decodes each board anew); :meth:`stands_for` then weighs
+        the union."""
         taken = {id(board) for board in chosen}
         rest = Tiers(*([b for b in tier if id(b) not in taken] for tier in self.groups))
-        extra, _ = rest.sample(k, threat_share, rng, queen_share=queen_share, draw_calm=draw_calm)
-        return extra, self.stands_for([*chosen, *extra])
+        return rest.sample(k, threat_share, rng, queen_share=queen_share, draw_calm=draw_calm)[0]
 
     @property
     def groups(self) -> tuple[list[chess.Board], ...]:

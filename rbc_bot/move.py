@@ -245,6 +245,8 @@ class Widening:
     progress_bonus: float
     bonuses: dict[chess.Move | None, float]
 
+    CHUNKS = 4  # the extra boards are scored a quarter of the first sample at a time
+
     def widen(
         self,
         scored: list[chess.Board],
@@ -254,22 +256,34 @@ class Widening:
         seconds: float,
     ) -> tuple[list[chess.Board], np.ndarray, np.ndarray]:
         """The scored boards, how many believed boards each stands for and the scores (candidates x
-        boards), with as many more boards as the deepest pass's time per board says fit ``seconds``, up
-        to ``fill_breadth`` in all; unchanged when fewer than ``min_boards`` fit or their searches would
-        overrun on their fixed costs."""
+        boards), with more boards up to ``fill_breadth`` in all, scored within ``seconds`` a chunk at a
+        time (a ``CHUNKS``-th of the first sample): each chunk only if the time per board measured so far
+        says it fits what is left and its searches cannot overrun on their fixed costs, so a misjudged
+        chunk costs at most what was left, and a turn short of time keeps the first sample alone."""
+        started = time.perf_counter()
         per_board = self.scorer.last_pass_seconds / max(len(scored), 1)
-        room = min(self.config.fill_breadth - len(scored), int(seconds / max(per_board, 1e-6)))
-        if room < self.config.min_boards:
+        chunk = max(self.config.min_boards, len(scored) // self.CHUNKS)
+        boards, parts = list(scored), [scores]
+        while True:
+            left = seconds - (time.perf_counter() - started)
+            room = self.config.fill_breadth - len(boards)
+            size = min(chunk, room, int(left / max(per_board, 1e-6)))
+            if size <= 0 or size < min(self.config.min_boards, room):  # too little time for a chunk
+                break
+            chunk_started = time.perf_counter()
+            extra = self.tiers.widen(
+                boards, size, self.config.threat_share, self.rng, self.config.queen_share, self.draw
+            )
+            played = play_out(self.candidates, extra, self.config, self.progress_bonus, self.bonuses)
+            if not extra or len(played.children) > self.scorer.most_searches(left):
+                break
+            raw = self.scorer.evaluate(played.children, depth, left)
+            parts.append(played.scores(-np.asarray(raw, dtype=np.float64)))
+            boards += extra
+            per_board = (time.perf_counter() - chunk_started) / len(extra)
+        if len(boards) == len(scored):
             return scored, represented, scores
-        extra, widened = self.tiers.widen(
-            scored, room, self.config.threat_share, self.rng, self.config.queen_share, self.draw
-        )
-        played = play_out(self.candidates, extra, self.config, self.progress_bonus, self.bonuses)
-        if not extra or len(played.children) > self.scorer.most_searches(seconds):
-            return scored, represented, scores
-        raw = self.scorer.evaluate(played.children, depth, seconds)
-        more = played.scores(-np.asarray(raw, dtype=np.float64))
-        return [*scored, *extra], widened, np.hstack([scores, more])
+        return boards, self.tiers.stands_for(boards), np.hstack(parts)
 
 
 @dataclass

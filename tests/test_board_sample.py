@@ -103,12 +103,13 @@ def test_a_wider_sample_draws_from_the_boards_left_out_and_the_weights_add_up() 
     tiers = Tiers.of(calm[:20] + attacked + calm[20:], split_threats=False)
     chosen, weights = tiers.sample(10, 0.0, np.random.default_rng(1))
     assert tiers.stands_for(chosen).tolist() == weights.tolist() == [1.0] * 3 + [30 / 7] * 7
-    extra, widened = tiers.widen(chosen, 12, 0.0, np.random.default_rng(2))
+    extra = tiers.widen(chosen, 12, 0.0, np.random.default_rng(2))
     assert len(extra) == 12 and not {id(b) for b in extra} & {id(b) for b in chosen}
     assert all(any(b is c for c in calm) for b in extra), "every attacked board was in the first draw"
+    widened = tiers.stands_for([*chosen, *extra])
     assert widened.tolist() == [1.0] * 3 + [30 / 19] * 19 and widened.sum() == pytest.approx(33)
-    rest, everything = tiers.widen(chosen, 100, 0.0, np.random.default_rng(3))
-    assert len(rest) == 23 and everything.tolist() == [1.0] * 33
+    rest = tiers.widen([*chosen, *extra], 100, 0.0, np.random.default_rng(3))
+    assert len(rest) == 11 and tiers.stands_for([*chosen, *extra, *rest]).tolist() == [1.0] * 33
 
 
 def test_the_threat_tier_keeps_the_rare_threatened_boards_and_the_weights_add_up() -> None:
