@@ -356,6 +356,7 @@ class RbcBot(Player):
             seconds_left_move=round(seconds_left, 2),
             move_reason=decision.reason,
             boards_scored=decision.boards_scored,
+            boards_widened=decision.widened,
             evaluations=decision.evaluations,
             depth=decision.depth,
             threatened=decision.threatened,

@@ -45,6 +45,7 @@ class MoveDecision:
     evaluations: int
     depth: int = 0
     threatened: int = 0  # believed boards where the opponent could check our king at once (threat_share)
+    widened: int = 0  # of the boards scored, those the breadth fill added (move.fill_breadth)
 
 
 def quiet_checks(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Counter[chess.Move]:
@@ -134,6 +135,7 @@ def choose_move(
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
+    first_sample = len(scored_boards)
     if config.fill_breadth and len(scored_boards) < len(boards):
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85 * (1 - look_share)
         widening = Widening(tiers, candidates, config, scorer, rng, draw, progress_bonus, bonuses)
@@ -150,8 +152,9 @@ def choose_move(
     ):
         move, reason = raid, "king-capture"
     return MoveDecision(
-        move, reason, ranked, len(scored_boards), len(played.children), depth, len(tiers.threatened)
-    )
+        move, reason, ranked, len(scored_boards), len(played.children), depth, len(tiers.threatened),
+        len(scored_boards) - first_sample,
+    )  # fmt: skip
 
 
 def move_weights(
@@ -246,6 +249,7 @@ class Widening:
     bonuses: dict[chess.Move | None, float]
 
     CHUNKS = 4  # the extra boards are scored a quarter of the first sample at a time
+    MARGIN = 0.5  # ... each only if predicted to take at most this share of what is left
 
     def widen(
         self,
@@ -258,8 +262,9 @@ class Widening:
         """The scored boards, how many believed boards each stands for and the scores (candidates x
         boards), with more boards up to ``fill_breadth`` in all, scored within ``seconds`` a chunk at a
         time (a ``CHUNKS``-th of the first sample): each chunk only if the time per board measured so far
-        says it fits what is left and its searches cannot overrun on their fixed costs, so a misjudged
-        chunk costs at most what was left, and a turn short of time keeps the first sample alone."""
+        says it takes at most ``MARGIN`` of what is left (search times at one depth vary from board to
+        board) and its searches cannot overrun on their fixed costs, so a misjudged chunk costs at most
+        what was left, and a turn short of time keeps the first sample alone."""
         started = time.perf_counter()
         per_board = self.scorer.last_pass_seconds / max(len(scored), 1)
         chunk = max(self.config.min_boards, len(scored) // self.CHUNKS)
@@ -267,7 +272,7 @@ class Widening:
         while True:
             left = seconds - (time.perf_counter() - started)
             room = self.config.fill_breadth - len(boards)
-            size = min(chunk, room, int(left / max(per_board, 1e-6)))
+            size = min(chunk, room, int(self.MARGIN * left / max(per_board, 1e-6)))
             if size <= 0 or size < min(self.config.min_boards, room):  # too little time for a chunk
                 break
             chunk_started = time.perf_counter()

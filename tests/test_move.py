@@ -305,6 +305,7 @@ def test_the_breadth_fill_scores_more_boards_at_the_depth_reached() -> None:
                 boards, actions(boards), scorer, config, 4.0, np.random.default_rng(0)
             )
     assert decisions[0].boards_scored == 20 and decisions[50].boards_scored == 50
+    assert decisions[0].widened == 0 and decisions[50].widened == 30
     assert decisions[0].depth == decisions[50].depth == 2
     assert decisions[50].move in actions(boards)
 
