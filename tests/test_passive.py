@@ -94,8 +94,9 @@ class TruthCheckedBot(RbcBot):
 
 
 def against_a_passing_bot(bot: RbcBot, color: chess.Color, plies: int, log: Path) -> list[dict[str, Any]]:
-    """``plies`` plies of a real LocalGame between ``bot`` (as ``color``) and PassBot; its turn log."""
-    game = LocalGame(seconds_per_player=120)
+    """``plies`` plies of a real LocalGame between ``bot`` (as ``color``) and PassBot; its turn log. A
+    45 s clock without increment: the bot's turns take about a second each, far from its panic."""
+    game = LocalGame(seconds_per_player=45, seconds_increment=0)
     if isinstance(bot, TruthCheckedBot):
         bot.game = game
     players = {color: bot, not color: PassBot()}
