@@ -227,7 +227,8 @@ def test_a_game_of_our_bot_with_its_turn_log(tmp_path: Path) -> None:
     log_path = tmp_path / (replay.name + ".turns.jsonl")  # where rbc_bot.game puts it
     ours = BotSpec("rbc_bot").create(turn_log_path=str(log_path))
     random.seed(5)
-    game = LocalGame(seconds_per_player=60, full_turn_limit=8)  # bounded length keeps the test short
+    # Bounded length and a 40 s clock without increment (turns of about a second) keep the test short.
+    game = LocalGame(seconds_per_player=40, seconds_increment=0, full_turn_limit=8)
     play_local_game(ours, RandomBot(), game=game)[2].save(replay)
     assert log_path.exists()
     out = tmp_path / "ours"

@@ -190,9 +190,8 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, An
     replay = folder / "ours.json"
     ours = BotSpec("rbc_bot").create(turn_log_path=str(folder / (replay.name + ".turns.jsonl")))
     random.seed(21)
-    play_local_game(ours, RandomBot(), game=LocalGame(seconds_per_player=60, full_turn_limit=6))[2].save(
-        replay
-    )
+    game = LocalGame(seconds_per_player=40, seconds_increment=0, full_turn_limit=6)  # turns of ~1 s
+    play_local_game(ours, RandomBot(), game=game)[2].save(replay)
     out = folder / "analysis"
     argv = ["analyze", str(replay), "--out", str(out), "--engine-nodes", "2000", "--belief-nodes", "1000"]
     assert main([*argv, "--belief-boards", "6", "--brief"]) == 0
