@@ -235,9 +235,8 @@ def propose(
 @dataclass
 class Widening:
     """More boards scored at the depth the deepening reached, in the time it left (``move.fill_breadth``):
-    against a strong opponent more boards at one depth did better than fewer boards searched deeper
-    (docs/strength.md), and the deepening stops with up to half the turn unused when the next ply is
-    predicted not to fit."""
+    the deepening stops with up to half the turn unused when the next ply is predicted not to fit, and
+    this spends that time on breadth rather than on a pass that would mix depths across boards."""
 
     tiers: Tiers
     candidates: list[chess.Move | None]
