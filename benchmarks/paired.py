@@ -25,7 +25,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rbc_bot.runner import game_points
-from rbc_bot.stats import paired_difference, sign_test
+from rbc_bot.stats import compare_paired
+from rbc_bot.trial import comparison_lines
 
 Key = tuple[int, str]  # (seed, our colour)
 
@@ -52,31 +53,7 @@ def compare(base: dict[Key, float], candidate: dict[Key, float]) -> list[str]:
              for seed, colour in shared]  # fmt: skip
     if not shared:
         return ["no (seed, colour) played by both sides"]
-    better = sum(candidate[k] > base[k] for k in shared)
-    worse = sum(candidate[k] < base[k] for k in shared)
-    base_total = sum(base[k] for k in shared)
-    candidate_total = sum(candidate[k] for k in shared)
-    lines.append(
-        f"{len(shared)} shared games: base {base_total:.1f} ({base_total / len(shared):.0%}), "
-        f"candidate {candidate_total:.1f} ({candidate_total / len(shared):.0%}); candidate better on "
-        f"{better}, worse on {worse}, sign test p = {sign_test(better, worse):.2f}"
-    )
-    lines.append(difference_line([candidate[k] - base[k] for k in shared]))
-    return lines
-
-
-def difference_line(differences: list[float]) -> str:
-    """The candidate's points a game above the base's, its 95 % CI, and the games it would take."""
-    diff = paired_difference(differences)
-    needed = (
-        f"a difference this size needs about {diff.games_needed} paired games to show at 95 % (80 % power)"
-        if diff.games_needed is not None
-        else "no spread or no difference to size"
-    )
-    return (
-        f"difference {100 * diff.mean:+.1f} points per 100 games (95 % CI {100 * diff.low:+.1f} .. "
-        f"{100 * diff.high:+.1f}); {needed}"
-    )
+    return lines + comparison_lines(compare_paired(base, candidate))
 
 
 def main() -> None:

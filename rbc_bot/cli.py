@@ -24,6 +24,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "gauntlet",
         "our bot against the fixed set of opponents (StrangeFish, reconchess bots)",
     ),
+    "trial": (
+        "trial",
+        "a candidate configuration of our bot and a control, side by side against one opponent",
+    ),
     "analyze": ("analyze", "analyse finished games: beliefs, senses, mistakes, report"),
     "serve": ("serve", "run a local RBC server speaking the official HTTP API"),
     "connect": ("connect", "connect a bot to an RBC server and play its invitations (like rc-connect)"),

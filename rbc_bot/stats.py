@@ -24,14 +24,16 @@ Pure functions over counts, so they can be checked by hand.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 Z_975 = 1.959963984540054
 """The 97.5 % quantile of the standard normal: a two-sided 95 % interval."""
 NELO_PER_T = 800 / math.log(10)
 """Normalised Elo per unit of t-value (fishtest ``nelo_divided_by_nt``, 347.4...)."""
 REGULARISER = 1e-3
+Key = TypeVar("Key", bound=Hashable)
 
 
 def logistic_elo(score: float) -> float:
@@ -215,3 +217,36 @@ def paired_difference(differences: Sequence[float]) -> PairedDifference:
     if mean != 0 and variance > 0:
         needed = math.ceil(((Z_975 + Z_80) * math.sqrt(variance) / mean) ** 2)
     return PairedDifference(mean, mean - half, mean + half, needed)
+
+
+@dataclass(frozen=True)
+class PairedComparison:
+    """Two configurations' points on the games both played (same seed and colour against the same
+    opponent): totals, how often each did better, the sign test and the mean difference."""
+
+    shared: int
+    base_points: float
+    candidate_points: float
+    better: int  # games the candidate scored more on
+    worse: int
+    sign_p: float
+    difference: PairedDifference
+
+
+def compare_paired(base: Mapping[Key, float], candidate: Mapping[Key, float]) -> PairedComparison:
+    """Pair ``candidate``'s points with ``base``'s by key (e.g. seed and colour); ValueError if none
+    is shared."""
+    shared = [key for key in candidate if key in base]
+    if not shared:
+        raise ValueError("no game played by both sides")
+    better = sum(candidate[k] > base[k] for k in shared)
+    worse = sum(candidate[k] < base[k] for k in shared)
+    return PairedComparison(
+        shared=len(shared),
+        base_points=sum(base[k] for k in shared),
+        candidate_points=sum(candidate[k] for k in shared),
+        better=better,
+        worse=worse,
+        sign_p=sign_test(better, worse),
+        difference=paired_difference([candidate[k] - base[k] for k in shared]),
+    )

@@ -16,6 +16,7 @@ import pytest
 
 from rbc_bot.replay.load import load_game
 from rbc_bot.replay.resim import resimulate
+from rbc_bot.stats import sign_test
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "paired.py"
@@ -36,10 +37,10 @@ def write_run(folder: Path, games: list[tuple[int, str, str | None]]) -> Path:
 
 
 def test_sign_test_is_the_exact_binomial() -> None:
-    assert paired.sign_test(5, 0) == 2 / 32  # all five discordant pairs one way
-    assert paired.sign_test(9, 4) == 2 * (1 + 13 + 78 + 286 + 715) / 2**13  # C(13, 0..4), both tails
-    assert paired.sign_test(3, 3) == 1.0
-    assert paired.sign_test(0, 0) == 1.0
+    assert sign_test(5, 0) == 2 / 32  # all five discordant pairs one way
+    assert sign_test(9, 4) == 2 * (1 + 13 + 78 + 286 + 715) / 2**13  # C(13, 0..4), both tails
+    assert sign_test(3, 3) == 1.0
+    assert sign_test(0, 0) == 1.0
 
 
 def test_pooled_base_against_candidate_on_shared_seeds(tmp_path: Path) -> None:
