@@ -107,6 +107,7 @@ class RbcBot(Player):
         self._move_started = 0.0
         self._seconds_at_move: float | None = None
         self._move_seconds = 0.0
+        self._turn_seconds: float | None = None  # our last turn's seconds, sense to move
         self._turn_started = 0.0
 
     # --- reconchess Player interface -------------------------------------------------------------
@@ -130,6 +131,7 @@ class RbcBot(Player):
         self.turn += 1
         self._record = {"turn": self.turn, "color": chess.COLOR_NAMES[self.color], "belief": {}}
         self._turn_started = time.perf_counter()
+        self._turn_seconds = None
         recoveries = self.tracker.recoveries
         opponent_moved, before = self.tracker.to_move != self.color, self.tracker.rows  # not White's first
         self.tracker.on_opponent_move(capture_square)
@@ -164,6 +166,7 @@ class RbcBot(Player):
         self._sense_square = square
         self._record.update(
             seconds_left=round(seconds_left, 2), budget=round(budget.total, 2), panic=budget.panic,
+            budget_stretch=round(self.clock.stretch(), 3),
             sense_square=square_name(square), sense_rule=rule,
             seconds_sense=round(time.perf_counter() - started, 4),
         )  # fmt: skip
@@ -210,6 +213,7 @@ class RbcBot(Player):
             self._last_worst = best.worst
         self._record_move(decision, move, seconds_left, started, calls, restarts)
         self._move_seconds = time.perf_counter() - started
+        self._turn_seconds = time.perf_counter() - self._turn_started
         return move
 
     @guarded(_no_action)
@@ -234,7 +238,7 @@ class RbcBot(Player):
         self._record["belief"]["after_move"] = self._sizes()
         self._record["recoveries"] = self._record.get("recoveries", 0) + self.tracker.recoveries - recoveries
         self._record["errors"] = self.errors
-        self.clock.end_turn()
+        self.clock.end_turn(self._budget, self._turn_seconds)
         self._write_record()
 
     @guarded(_no_action)

@@ -41,16 +41,21 @@ class TurnBudget:
 class Clock:
     """Budgets for one game: call :meth:`budget` at the start of each turn with the seconds left."""
 
+    MAX_STRETCH = 2.0  # budgets grow at most this much for the spend target
+    SPENT_SMOOTHING = 0.3  # weight of the last turn in the running share of budgets spent
+    LEAST_LEARNED = 1.0  # turns with smaller budgets (or in panic) teach nothing of the share spent
+
     def __init__(self, config: ClockConfig, increment: float = 5.0) -> None:
         self.config = config
         self.increment = increment
         self.turns_played = 0
+        self.spent_share: float | None = None  # running share of their budgets the turns spent
 
     def budget(self, seconds_left: float) -> TurnBudget:
         c = self.config
         spendable = max(0.0, seconds_left - c.margin)
         turns_left = max(c.min_turns_left, c.expected_turns - self.turns_played)
-        total = spendable / turns_left + c.increment_share * self.increment
+        total = (spendable / turns_left + c.increment_share * self.increment) * self.stretch()
         total = min(total, c.max_turn, spendable)
         panic = seconds_left <= c.panic or total < 0.3
         if panic:
@@ -58,8 +63,23 @@ class Clock:
         sense = total * c.sense_share
         return TurnBudget(total=total, sense=sense, move=total - sense, panic=panic)
 
-    def end_turn(self) -> None:
+    def stretch(self) -> float:
+        """How much larger than planned budgets are: ``spend_target`` over the share of their budgets
+        the recent turns spent, between 1 and :attr:`MAX_STRETCH`. Why: the move's deepening stops
+        when the next ply is predicted not to fit, so a turn spends a half to two thirds of its budget
+        and a plan of the whole clock leaves much of it unused; the stretch makes the plan what is spent."""
+        if not self.config.spend_target or self.spent_share is None:
+            return 1.0
+        return min(self.MAX_STRETCH, max(1.0, self.config.spend_target / max(self.spent_share, 1e-6)))
+
+    def end_turn(self, budget: TurnBudget | None = None, spent: float | None = None) -> None:
+        """Count the turn; with its ``budget`` and the seconds it ``spent``, learn the share spent."""
         self.turns_played += 1
+        if budget is None or spent is None or budget.panic or budget.total < self.LEAST_LEARNED:
+            return
+        share = min(1.0, spent / budget.total)
+        previous = share if self.spent_share is None else self.spent_share
+        self.spent_share = previous + self.SPENT_SMOOTHING * (share - previous)
 
     @staticmethod
     def belief_cap(config: BeliefConfig, budget: TurnBudget) -> int:

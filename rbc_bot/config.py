@@ -150,6 +150,8 @@ class ClockConfig:
     max_turn: float = 40.0  # most seconds one turn may take
     sense_share: float = 0.25  # share of a turn's budget for sensing (the rest for moving)
     panic: float = 20.0  # below this many seconds left: fastest fallbacks only
+    spend_target: float = 0.0  # aim each turn at spending this share of its plan: budgets are stretched
+    # by it over the share of their budgets recent turns spent, up to MAX_STRETCH (0: off)
 
 
 @dataclass
@@ -300,6 +302,7 @@ def validate(config: BotConfig) -> None:
         (config.engine.timeout > 0, "engine.timeout must be > 0"),
         (0.0 < config.clock.sense_share < 1.0, "clock.sense_share must be in (0, 1)"),
         (config.clock.expected_turns >= 1, "clock.expected_turns must be >= 1"),
+        (0.0 <= config.clock.spend_target <= 1.0, "clock.spend_target must be in [0, 1]"),
         (config.clock.margin >= 0, "clock.margin must be >= 0"),
     ]
     for ok, message in checks:

@@ -3,9 +3,11 @@ never flag."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from rbc_bot.clock import Clock, panic_move_config
+from rbc_bot.clock import Clock, TurnBudget, panic_move_config
 from rbc_bot.config import BeliefConfig, BotConfig, ClockConfig, MoveConfig, validate
 
 CLOCKS = [(900.0, 5.0), (120.0, 5.0), (60.0, 2.0), (60.0, 0.0), (45.0, 2.0), (10.0, 0.0), (1.0, 0.0)]
@@ -78,15 +80,22 @@ RECOVERY_EVERY = 5
 PARENTS_PER_SECOND = 15_000  # Clock.belief_cap's expansion speed
 
 
-def simulate(clock: Clock, seconds: float, increment: float, turns: int) -> tuple[int | None, float]:
+def simulate(
+    clock: Clock,
+    seconds: float,
+    increment: float,
+    turns: int,
+    share: Callable[[int], float] = lambda _: OVERSHOOT,
+) -> tuple[int | None, float]:
     """(the turn our flag falls, or None; the least time left after a move), the increment added after
-    each move as reconchess does."""
+    each move as reconchess does; a turn's timed work spends ``share(turn)`` of its budget."""
     left = lowest = seconds
     cap = BeliefConfig().max_cap  # the first turn expands a full-size belief
     for turn in range(turns):
         expansion = cap / PARENTS_PER_SECOND * SLOWDOWN
         budget = clock.budget(left - expansion)  # the bot reads the clock after the expansion
-        used = expansion + budget.total * OVERSHOOT + OVERHEAD
+        timed = budget.total * share(turn)
+        used = expansion + timed + OVERHEAD
         if turn % RECOVERY_EVERY == 0:
             used += max(0.2, budget.total / 3)
         cap = Clock.belief_cap(BeliefConfig(), budget)
@@ -95,7 +104,7 @@ def simulate(clock: Clock, seconds: float, increment: float, turns: int) -> tupl
             return turn, lowest
         lowest = min(lowest, left)
         left += increment
-        clock.end_turn()
+        clock.end_turn(budget, timed)
     return None, lowest
 
 
@@ -123,6 +132,51 @@ def test_the_model_flags_a_clock_without_margin_or_panic(seconds: float, increme
     naive = ClockConfig(margin=0.0, panic=0.0, min_turns_left=1, expected_turns=20)
     flagged, _ = simulate(Clock(naive, increment), seconds, increment, 150)
     assert flagged is not None
+
+
+def test_the_spend_target_stretches_budgets_by_the_share_spent() -> None:
+    """Turns that spend half their budgets make the next 0.9 / 0.5 = 1.8 times the plan; turns that
+    spend nothing at most twice; turns that spend it all never shrink it. Panic turns and tiny budgets
+    teach nothing, and without the setting nothing changes."""
+    plan = Clock(ClockConfig(), 5.0).budget(100.0)
+    clock = Clock(ClockConfig(spend_target=0.9), 5.0)
+    assert clock.budget(100.0) == plan, "nothing learned yet"
+    clock.end_turn(plan, 0.5 * plan.total)
+    assert clock.stretch() == pytest.approx(1.8)
+    clock.turns_played = 0
+    assert clock.budget(100.0).total == pytest.approx(1.8 * plan.total)
+    for _ in range(20):
+        clock.end_turn(plan, 0.0)
+    assert clock.stretch() == Clock.MAX_STRETCH
+    for _ in range(40):
+        clock.end_turn(plan, 2 * plan.total)
+    assert clock.stretch() == 1.0
+    learned = clock.spent_share
+    clock.end_turn(Clock(ClockConfig(), 5.0).budget(15.0), 0.0)  # panic
+    clock.end_turn(TurnBudget(0.5, 0.1, 0.4, False), 0.0)  # too small to learn from
+    clock.end_turn()  # a turn without the figures (a move that failed)
+    assert clock.spent_share == learned
+    off = Clock(ClockConfig(), 5.0)
+    off.end_turn(plan, 0.1)
+    assert off.stretch() == 1.0
+
+
+@pytest.mark.parametrize(("seconds", "increment"), [(900.0, 5.0), (300.0, 5.0), (120.0, 5.0), (60.0, 2.0)])
+def test_the_spend_target_uses_more_of_the_clock_and_never_flags(seconds: float, increment: float) -> None:
+    """Turns that spend 40 % of their budgets, and every third 120 % (a deepening that stops early,
+    and one that overruns), with the untimed work of the model above: with the spend target the game
+    comes closer to the end of the clock, and never past it."""
+
+    def share(turn: int) -> float:
+        return OVERSHOOT if turn % 3 == 0 else 0.4
+
+    for turns in (40, 150):
+        flagged, lowest = simulate(
+            Clock(ClockConfig(spend_target=0.9), increment), seconds, increment, turns, share
+        )
+        assert flagged is None, f"flagged at turn {flagged}"
+        _, lowest_off = simulate(Clock(ClockConfig(), increment), seconds, increment, turns, share)
+        assert lowest < lowest_off
 
 
 def test_panic_move_config_derives_from_the_users() -> None:

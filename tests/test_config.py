@@ -34,6 +34,7 @@ def test_defaults_file_then_overrides(tmp_path: Path) -> None:
         ("move.min_depth=30", "need 0 <= move.min_depth <= engine.max_depth"),
         ("move.fill_breadth=-1", "move.fill_breadth must be >= 0"),
         ("clock.sense_share=1.5", "clock.sense_share must be in"),
+        ("clock.spend_target=1.5", "clock.spend_target must be in [0, 1]"),
         ("move.blunder_board_weight=0", "move.blunder_board_weight must be in"),
         ("move.second_look_share=1", "move.second_look_share must be in"),
         ("move.second_look_boards=0", "move.second_look_boards must be >= 1"),
