@@ -9,7 +9,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rbc_bot import stats
 from rbc_bot.game import HANG
@@ -30,6 +30,7 @@ from rbc_bot.start import position_for, start_board
 log = logging.getLogger(__name__)
 
 MATCH_FILE = "match.json"
+Settings = TypeVar("Settings")
 
 # --------------------------------------------------------------------------------------------------
 # Matches: A against B in colour-swapped pairs sharing a seed.
@@ -222,8 +223,24 @@ def run_match(
         on_record,
         stop=lambda records: decided(settings, records),
     )
+    return play_book(settings, match_jobs(settings), out_dir, book, isolate=isolate, backend=backend,
+                     start_until=start_until)  # fmt: skip
+
+
+def play_book(
+    settings: MatchSettings,
+    jobs: list[GameJob],
+    out_dir: Path,
+    book: RecordBook,
+    *,
+    isolate: bool = True,
+    backend: Backend | None = None,
+    start_until: float | None = None,
+) -> dict[str, Any]:
+    """Play the ``jobs`` ``book`` has no record of yet, on ``settings``' clock and jobs, unless its stop
+    rule says the run is over; write the summary however the run ends and return it."""
     done = {r["index"] for r in book.records}
-    todo = [job for job in match_jobs(settings) if job.index not in done]
+    todo = [job for job in jobs if job.index not in done]
     if done:
         log.info("resuming %s: %d games done, %d to play", out_dir, len(done), len(todo))
     try:
@@ -231,7 +248,7 @@ def run_match(
             run_games(
                 todo,
                 out_dir=out_dir,
-                results_path=results_path,
+                results_path=out_dir / RESULTS_FILE,
                 seconds=settings.seconds,
                 increment=settings.increment,
                 parallel=settings.jobs,
@@ -253,13 +270,19 @@ def decided(settings: MatchSettings, records: list[dict[str, Any]]) -> bool:
 
 def load_match(out_dir: Path) -> tuple[MatchSettings, list[dict[str, Any]]]:
     """The settings and finished games of the match in ``out_dir`` (for ``--resume``)."""
-    path = out_dir / MATCH_FILE
+    settings = read_settings(out_dir, MATCH_FILE, "match", MatchSettings.from_json)
+    return settings, load_records(out_dir / RESULTS_FILE)
+
+
+def read_settings(out_dir: Path, name: str, kind: str, parse: Callable[[Any], Settings]) -> Settings:
+    """``parse`` of the JSON in ``out_dir/name`` (a run's saved settings, for ``--resume``); a missing
+    or unreadable file is a ValueError naming it."""
+    path = out_dir / name
     if not path.exists():
-        raise ValueError(f"--resume {out_dir}: no {MATCH_FILE} there, so no match to resume")
+        raise ValueError(f"--resume {out_dir}: no {name} there, so no {kind} to resume")
     try:
-        settings = MatchSettings.from_json(json.loads(path.read_text()))
+        return parse(json.loads(path.read_text()))
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise ValueError(
-            f"--resume {out_dir}: {path} is not a match file ({type(exc).__name__}: {exc})"
+            f"--resume {out_dir}: {path} is not a {kind} file ({type(exc).__name__}: {exc})"
         ) from exc
-    return settings, load_records(out_dir / RESULTS_FILE)

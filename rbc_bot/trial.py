@@ -12,14 +12,13 @@ same trial again (``--resume``) goes on where it stopped.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rbc_bot.gauntlet import Opponent, row_summary
-from rbc_bot.match import MatchSettings, match_jobs, validate_spec
+from rbc_bot.match import MatchSettings, match_jobs, play_book, read_settings, validate_spec
 from rbc_bot.players import BotSpec
 from rbc_bot.runner import (
     RESULTS_FILE,
@@ -29,7 +28,6 @@ from rbc_bot.runner import (
     game_points,
     load_records,
     prepare_out_dir,
-    run_games,
     write_json,
 )
 from rbc_bot.stats import PairedComparison, compare_paired
@@ -197,36 +195,10 @@ def run_trial(
         [r for r in load_records(results_path) if r["index"] in planned],
         on_record,
     )
-    done = {r["index"] for r in book.records}
-    todo = [job for job in jobs if job.index not in done]
-    try:
-        if todo:
-            run_games(
-                todo,
-                out_dir=out_dir,
-                results_path=results_path,
-                seconds=settings.seconds,
-                increment=settings.increment,
-                parallel=settings.jobs,
-                isolate=isolate,
-                watchdog_margin=settings.watchdog_margin,
-                on_record=book.add,
-                backend=backend,
-                start_until=start_until,
-            )
-    finally:
-        summary = book.write()
-    return summary
+    return play_book(settings.arm("candidate"), jobs, out_dir, book, isolate=isolate, backend=backend,
+                     start_until=start_until)  # fmt: skip
 
 
 def load_trial(out_dir: Path) -> TrialSettings:
     """The settings of the trial in ``out_dir`` (for ``--resume``)."""
-    path = out_dir / TRIAL_FILE
-    if not path.exists():
-        raise ValueError(f"--resume {out_dir}: no {TRIAL_FILE} there, so no trial to resume")
-    try:
-        return TrialSettings.from_json(json.loads(path.read_text()))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ValueError(
-            f"--resume {out_dir}: {path} is not a trial file ({type(exc).__name__}: {exc})"
-        ) from exc
+    return read_settings(out_dir, TRIAL_FILE, "trial", TrialSettings.from_json)

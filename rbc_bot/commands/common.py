@@ -75,3 +75,27 @@ def start_until(minutes: float | None) -> float | None:
     if not minutes >= 0:
         raise ValueError(f"--stop-after must be >= 0 minutes: {minutes:g}")
     return time.monotonic() + 60.0 * minutes
+
+
+def add_run_arguments(parser: argparse.ArgumentParser, kind: str, games: str, jobs: int) -> None:
+    """--games, --jobs, --out and --resume of a resumable run of games (a match, a trial); --games and
+    --jobs are left unset when not given, so that a resume keeps the saved ones."""
+    parser.add_argument(
+        "--games", type=int, default=argparse.SUPPRESS, help=f"{games}, an even number (default: 20)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=argparse.SUPPRESS, help=f"games played at once (default: {jobs})"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help=f"output directory (default: replays/{kind}-<time>)",
+    )
+    parser.add_argument(
+        "--resume",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help=f"go on with the {kind} in DIR (its saved settings; --games and --jobs may be changed)",
+    )

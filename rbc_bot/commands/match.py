@@ -20,6 +20,7 @@ from rbc_bot.commands.common import (
     RUNTIME,
     add_clock_arguments,
     add_positions_argument,
+    add_run_arguments,
     add_stop_after_argument,
     add_watchdog_argument,
     error,
@@ -58,16 +59,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "b", nargs="?", metavar="B", default=argparse.SUPPRESS, help="bot B (same choices as A)"
     )
-    parser.add_argument(
-        "--games", type=int, default=argparse.SUPPRESS, help="games to play, an even number (default: 20)"
-    )
-    parser.add_argument(
-        "--jobs", type=int, default=argparse.SUPPRESS, help="games played at once (default: 1)"
-    )
+    add_run_arguments(parser, "match", "games to play", jobs=1)
     add_clock_arguments(parser, "pair k uses seed SEED+k (random and numpy, per bot)", seconds=120.0)
-    parser.add_argument(
-        "--out", type=Path, default=argparse.SUPPRESS, help="output directory (default: replays/match-<time>)"
-    )
     for side in ("a", "b"):
         parser.add_argument(
             f"--{side}-set",
@@ -95,13 +88,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--beta", type=float, default=0.05, help="SPRT false-negative rate")
     add_watchdog_argument(parser)
     add_stop_after_argument(parser)
-    parser.add_argument(
-        "--resume",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="go on with the match in DIR (its saved settings; --games and --jobs may be changed)",
-    )
     add_ray_arguments(parser)
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from rbc_bot.commands.common import (
     RUNTIME,
     add_clock_arguments,
+    add_run_arguments,
     add_stop_after_argument,
     add_watchdog_argument,
     error,
@@ -59,25 +60,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--control-config", default=None, metavar="FILE.toml", help="TOML config of the control"
     )
-    parser.add_argument(
-        "--games", type=int, default=argparse.SUPPRESS, help="games per arm, an even number (default: 20)"
-    )
-    parser.add_argument(
-        "--jobs", type=int, default=argparse.SUPPRESS, help="games played at once (default: 2)"
-    )
+    add_run_arguments(parser, "trial", "games per arm", jobs=2)
     add_clock_arguments(parser, "pair k of each arm uses seed SEED+k", seconds=120.0)
-    parser.add_argument(
-        "--out", type=Path, default=argparse.SUPPRESS, help="output directory (default: replays/trial-<time>)"
-    )
     add_watchdog_argument(parser)
     add_stop_after_argument(parser)
-    parser.add_argument(
-        "--resume",
-        type=Path,
-        default=None,
-        metavar="DIR",
-        help="go on with the trial in DIR (its saved settings; --games and --jobs may be changed)",
-    )
     add_ray_arguments(parser)
 
 
