@@ -50,11 +50,14 @@ class TrialSettings:
     jobs: int = 2
     watchdog_margin: float = 120.0
 
+    def bot(self, name: str) -> BotSpec:
+        """The arm's configuration of our bot."""
+        return self.candidate if name == "candidate" else self.control
+
     def arm(self, name: str) -> MatchSettings:
         """The arm's match against the opponent (its games, clock and seeds are the trial's)."""
-        ours = self.candidate if name == "candidate" else self.control
         return MatchSettings(
-            a=ours,
+            a=self.bot(name),
             b=self.opponent,
             games=self.games,
             seconds=self.seconds,
@@ -120,13 +123,13 @@ def trial_comparison(records: list[dict[str, Any]]) -> PairedComparison | None:
 
 def trial_rows(settings: TrialSettings, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One gauntlet-style row per arm (W-L-D, score, Elo, crashes, flags, clock unused)."""
-    rows = []
-    for name in ARMS:
-        spec = settings.candidate if name == "candidate" else settings.control
-        opponent = Opponent(name, settings.opponent.spec, settings.seconds, settings.increment,
-                            settings.games, settings.seed)  # fmt: skip
-        rows.append({**row_summary(opponent, arm_records(records, name)), "settings": list(spec.overrides)})
-    return rows
+    opponent = Opponent(settings.opponent.name, settings.opponent.spec, settings.seconds, settings.increment,
+                        settings.games, settings.seed)  # fmt: skip
+    return [
+        {**row_summary(opponent, arm_records(records, name)), "arm": name,
+         "settings": list(settings.bot(name).overrides)}
+        for name in ARMS
+    ]  # fmt: skip
 
 
 def trial_summary(settings: TrialSettings, records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -61,7 +61,8 @@ def test_a_trial_plays_both_arms_compares_them_and_goes_on_with_resume(
     assert all(r["crashed"] is None for r in records)
     summary = json.loads((tmp_path / "summary.json").read_text())
     candidate, control = summary["arms"]
-    assert (candidate["opponent"], control["opponent"]) == ("candidate", "control")
+    assert (candidate["arm"], control["arm"]) == ("candidate", "control")
+    assert candidate["opponent"] == control["opponent"] == "random"
     assert candidate["games"] == control["games"] == 2
     points = {
         arm: sum(1.0 if r["winner"] == r["a_color"] else 0.5 if r["winner"] is None else 0.0

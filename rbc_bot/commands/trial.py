@@ -109,7 +109,7 @@ def report(summary: dict[str, Any]) -> list[str]:
         settings = " ".join(row["settings"]) or "defaults"
         score = "-" if row["score"] is None else f"{100 * row['score']:.1f} %"
         lines.append(
-            f"{row['opponent']:9} ({settings}): {row['games']} games, W-L-D {row['wins']}-{row['losses']}-"
+            f"{row['arm']:9} ({settings}): {row['games']} games, W-L-D {row['wins']}-{row['losses']}-"
             f"{row['draws']}, score {score}, Elo {elo_text(row)}, crashes {row['crashes']}, flags "
             f"{row['flags']}, median clock unused {percent(row['median_clock_unused'])}"
         )
