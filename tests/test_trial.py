@@ -78,6 +78,7 @@ def test_a_trial_plays_both_arms_compares_them_and_goes_on_with_resume(
     assert "candidate (engine.workers=1 move.consider_pass=false): 2 games, W-L-D" in said
     assert "control   (engine.workers=1): 2 games, W-L-D" in said
     assert f"2 shared games: control {points['control']:.1f}" in said and "difference" in said
+    assert said.count("  paired: difference") >= 2, "the running comparison once a game has both arms"
     assert load_trial(tmp_path) == settings()
 
     assert main(first) == 2, "a folder holding results is only resumed"

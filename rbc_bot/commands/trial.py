@@ -135,7 +135,10 @@ def run(args: argparse.Namespace) -> int:
     def on_record(record: dict[str, Any], records: list[dict[str, Any]]) -> None:
         arm = record["arm"]
         line = totals_line(match_totals(arm_records(records, arm)))
-        print(f"{arm}: game {len(arm_records(records, arm))}/{settings.games}  {line}")
+        print(f"{arm}: game {len(arm_records(records, arm))}/{settings.games}  {line}", flush=True)
+        comparison = trial_comparison(records)
+        if comparison is not None:
+            print(f"  paired: {comparison_lines(comparison, 'control')[1]}", flush=True)
 
     try:
         with cluster as backend, stop_on_sigterm():
