@@ -17,10 +17,14 @@ import pytest
 from rbc_bot.replay.load import load_game
 from rbc_bot.replay.resim import resimulate
 from rbc_bot.stats import sign_test
+from rbc_bot.trial import comparison_lines, trial_comparison
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "benchmarks" / "paired.py"
 KEPT = ROOT / "benchmarks" / "strength" / "2026-12-01-s7" / "base"  # session 7's main run, losses' logs kept
+TRIAL = (
+    ROOT / "benchmarks" / "strength" / "2026-12-06-s42" / "t42-spend"
+)  # session 42's trial of spend_target
 sys.path.insert(0, str(SCRIPT.parent))
 import decisions  # noqa: E402
 import paired  # noqa: E402
@@ -101,9 +105,46 @@ def test_a_folder_without_results_is_one_line_on_stderr(tmp_path: Path) -> None:
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 1
-    expected = f"paired.py: error: not a match folder (no results.jsonl): {tmp_path / 'nothing'}"
+    expected = f"paired.py: error: not a match or trial folder (no results.jsonl): {tmp_path / 'nothing'}"
     assert done.stderr.strip().splitlines() == [expected]
     assert done.stdout == ""
+
+
+def test_trial_folders_pair_their_control_and_candidate_arms(tmp_path: Path) -> None:
+    """Session 42's trial, split by seed into two folders: pooled, they give the trial's own comparison
+    (17 shared games, control 12.0, candidate 13.0), and the match mode is refused beside --trial."""
+    records = paired.read_records(TRIAL)
+    halves = [tmp_path / "even", tmp_path / "odd"]
+    for number, half in enumerate(halves):
+        half.mkdir()
+        kept = [r for r in records if r["seed"] % 2 == number]
+        (half / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in kept))
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), "--trial", *map(str, halves)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    expected = comparison_lines(trial_comparison(records))
+    assert expected[0].startswith("17 shared games: base 12.0 (71%), candidate 13.0 (76%)")
+    assert done.stdout.splitlines()[-2:] == expected
+    assert paired.load_scores([TRIAL], arm="control") == paired.load_scores(halves, arm="control")
+
+    def refused(*args: str) -> str:
+        run = subprocess.run(
+            [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, check=False
+        )
+        assert run.returncode == 1 and run.stdout == ""
+        return run.stderr.strip()
+
+    assert refused("--trial", str(TRIAL), "--base", str(KEPT)) == (
+        "paired.py: error: give --base and --candidate, or --trial"
+    )
+    assert refused("--base", str(KEPT)) == "paired.py: error: give --base and --candidate, or --trial"
+    assert (
+        refused("--trial", str(KEPT))
+        == f"paired.py: error: not a trial folder (no record has an arm): {KEPT}"
+    )
 
 
 def test_turn_logs_reads_a_kept_record() -> None:
