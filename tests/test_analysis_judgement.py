@@ -115,6 +115,8 @@ def test_gamble_a_king_capture_that_missed(searcher: Searcher) -> None:
     text = loss_text(passive, len(on_e8 + on_f8))
     assert text.startswith("White lost the game at turn 7: it played h2h3, a blunder")
     assert "On all 10 believed boards" in text and "possible on 60% of the boards it believed" in text
+    # h2h3 hangs nothing: on the 6 boards it counts against it, it missed the king the best move takes.
+    assert "and 300 cp or more (or the king) on 60% of them" in text
     # The same request where the king was there is no mistake at all.
     hit = judge_case(searcher, on_e8[0], on_e8 + on_f8, "e1e8")
     assert (

@@ -102,8 +102,8 @@ def loss_text(s: MoveScore, size: int | None) -> str:
     judged = f"all {b.boards} believed boards" if size == b.boards else f"{b.boards} believed boards judged"
     of = f" of {size:,}" if size and size != b.boards else ""
     believed = (
-        f"On {judged}{of}, the move lost {b.expected_loss:,.0f} cp on average "
-        f"and hung the king or big material on {b.hang_share:.0%} of them"
+        f"On {judged}{of}, the move lost {b.expected_loss:,.0f} cp on average against the best move "
+        f"there, and {BLUNDER_CP} cp or more (or the king) on {b.hang_share:.0%} of them"
     )
     return f"{head} {believed}; on the true board {_truth_words(s)}."
 

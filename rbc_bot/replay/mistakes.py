@@ -44,7 +44,7 @@ class BeliefJudgement:
     boards: int  # believed boards judged
     expected_loss: float  # mean loss over them (each clipped at LOSS_CLIP)
     bad_share: float  # share on which the move was bad (see ``bad_threshold``)
-    hang_share: float  # share on which it hangs the king or big material (a loss of BLUNDER_CP or more)
+    hang_share: float  # share on which it lost BLUNDER_CP or more against the board's best move, or the king
     king_hung_share: float  # share on which the opponent can then capture the king
     king_capture_share: float  # share on which the request captures the enemy king
     king_capturable_share: float = 0.0  # share on which some move captures the enemy king

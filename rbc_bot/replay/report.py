@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rbc_bot.replay.analysis import GameAnalysis
+from rbc_bot.replay.judge import BLUNDER_CP
 from rbc_bot.replay.pgn import write_pgn
 from rbc_bot.replay.plots import write_plots
 from rbc_bot.replay.viewer import viewer_html
@@ -192,7 +193,7 @@ def mistakes_html(mistakes: list[dict[str, Any]]) -> str:
         return "<p>none found</p>"
     e = html.escape
     heads = ["side", "turn", "kind", "what", "requested", "played", "best", "cp loss", "loss on believed"]
-    heads += ["bad on believed", "hangs on believed"]
+    heads += ["bad on believed", f"{BLUNDER_CP}+ cp or king lost on believed"]
     parts = ["<table><tr>" + "".join(f"<th>{h}</th>" for h in heads) + "</tr>"]
     for m in mistakes:
         cells = [m["color"], m["turn"], m["kind"], ", ".join(m["tags"]), m["requested"], m["played"]]

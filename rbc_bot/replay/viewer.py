@@ -17,6 +17,7 @@ import chess
 import chess.svg
 
 from rbc_bot.replay.analysis import GameAnalysis
+from rbc_bot.replay.judge import BLUNDER_CP
 from rbc_bot.replay.load import turns_of
 
 SQUARE = 45  # chess.svg's square size and margin (coordinates on, no borders)
@@ -104,7 +105,7 @@ def _facts(row: dict[str, Any]) -> list[str]:
         if row["expected_loss"] is not None:
             judged += (
                 f"; believed boards: lost {row['expected_loss']:,.0f} cp on average, bad on "
-                f"{pct(row['bad_share'])}, hangs king or big material on {pct(row['hang_share'])}"
+                f"{pct(row['bad_share'])}, lost {BLUNDER_CP}+ cp or the king on {pct(row['hang_share'])}"
             )
         facts.append(judged)
     if row["tags"]:
