@@ -2,8 +2,10 @@
 
 Each mistake kind gets a case built so that its answer is known by chess alone: a queen moved onto a
 pawn's capture square on every believed board (blunder), a king capture tried when the king stands on
-the target in 60 % of the believed boards and next to it in the rest (gamble), and a quiet pawn move
-while the queen is attacked by a knight on one believed board in twenty (unseen threat).
+the target in 60 % of the believed boards and next to it in the rest (gamble), a quiet pawn move
+while the queen is attacked by a knight on one believed board in twenty (unseen threat), and a quiet
+king capture tried where the king stands on one of three squares, a third of the boards each (no good
+move: each square's capture misses on the other two thirds).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import pytest
 from rbc_bot.engine import KING_CAPTURE_SCORE
 from rbc_bot.replay.decisive import decisive, loss_text, turning_mistake
 from rbc_bot.replay.judge import BLUNDER_CP, BoardJudgement, Searcher, judge_board
-from rbc_bot.replay.mistakes import MoveScore, move_score
+from rbc_bot.replay.mistakes import MoveScore, judge_alternatives, move_score
 
 NODES = 20_000
 
@@ -40,7 +42,8 @@ def judge_case(
 ) -> MoveScore:
     move = chess.Move.from_uci(request)
     truth_j, *judged = searcher.judge([(truth, move)] + [(b, move) for b in believed])
-    return move_score(chess.WHITE, 7, move, truth_j, judged)
+    (others,) = judge_alternatives(searcher, [move], [truth_j], [judged], [believed], None)
+    return move_score(chess.WHITE, 7, move, truth_j, judged, others)
 
 
 def test_a_move_equal_to_the_best_loses_nothing(searcher: Searcher) -> None:
@@ -91,6 +94,9 @@ def test_blunder_bad_on_every_believed_board(searcher: Searcher) -> None:
     assert score.cp_loss >= BLUNDER_CP and score.is_mistake
     assert score.belief is not None and score.belief.boards == len(boards)
     assert score.belief.bad_share == 1.0 and score.belief.hang_share == 1.0
+    # The boards' own best move, asked for instead, lost far less: the player could have known.
+    assert score.belief.alternative is not None and score.belief.alternative_loss is not None
+    assert score.belief.alternative_loss <= score.belief.expected_loss - 100
     assert score.belief.expected_loss >= BLUNDER_CP
     assert score.kind == "blunder"
 
@@ -147,6 +153,34 @@ def test_unseen_threat_the_true_board_was_rare(searcher: Searcher) -> None:
     # Had the knight stood on c3 on most boards, the same move would be a blunder.
     common = judge_case(searcher, truth, [truth] * 12 + believed[:8], "h2h3")
     assert common.kind == "blunder"
+
+
+def with_king(square: str) -> chess.Board:
+    """White's queen d4 can take Black's king on ``square`` (a4, d8 and g7 lie on three of its lines)."""
+    b = chess.Board("8/8/8/8/3Q4/8/5PPP/6K1 w - - 0 1")
+    b.set_piece_at(chess.parse_square(square), chess.Piece(chess.KING, chess.BLACK))
+    return board(b.fen())
+
+
+def test_no_good_move_when_each_board_has_its_own_answer(searcher: Searcher) -> None:
+    # Black's king stands on a4, d8 or g7, four boards each: the queen's capture on one square is a
+    # quiet move on the other two squares' boards, and no other request does better on average.
+    squares = ["a4", "d8", "g7"]
+    believed = [with_king(square) for square in squares for _ in range(4)]
+    score = judge_case(searcher, believed[0], believed, "d4d8")
+    assert score.tags == ["king capture missed"] and score.best == "d4a4"
+    assert score.belief is not None and score.belief.bad_share == pytest.approx(2 / 3)
+    assert score.belief.alternative in {"d4a4", "d4g7"}
+    assert score.belief.alternative_loss == pytest.approx(score.belief.expected_loss)
+    assert score.kind == "no_good_move"
+    text = loss_text(score, len(believed))
+    assert "no good move" in text and f"asked for instead, {score.belief.alternative} lost" in text
+    # Where the king stands on a4 on most boards, d4xa4 was there to be found: a blunder.
+    mostly_a4 = [with_king("a4")] * 8 + believed[4:]
+    common = judge_case(searcher, believed[0], mostly_a4, "d4d8")
+    assert common.belief is not None and common.belief.alternative == "d4a4"
+    assert common.belief.alternative_loss is not None
+    assert common.belief.alternative_loss <= common.belief.expected_loss - 100 and common.kind == "blunder"
 
 
 def test_king_left_capturable_and_mated_positions(searcher: Searcher) -> None:

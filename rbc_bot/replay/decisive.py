@@ -22,6 +22,7 @@ KIND_WORDS = {
     "blunder": "a blunder: bad on most of the boards it believed possible",
     "gamble": "a gamble that failed: good on most of the boards it believed, bad on the true one",
     "unseen_threat": "an unseen threat: the true board was a rare one in its belief",
+    "no_good_move": "no good move: bad on most of the boards it believed, as was every other move tried",
     None: "a mistake (no belief to judge it against)",
 }
 
@@ -105,6 +106,10 @@ def loss_text(s: MoveScore, size: int | None) -> str:
         f"On {judged}{of}, the move lost {b.expected_loss:,.0f} cp on average against the best move "
         f"there, and {BLUNDER_CP} cp or more (or the king) on {b.hang_share:.0%} of them"
     )
+    if b.alternative is not None and b.alternative_loss is not None:
+        believed += (
+            f" (asked for instead, {b.alternative} lost {b.alternative_loss:,.0f} cp on average there)"
+        )
     return f"{head} {believed}; on the true board {_truth_words(s)}."
 
 

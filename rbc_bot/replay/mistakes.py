@@ -7,7 +7,11 @@ what the player could know. On the true board the best and the played move come 
 sense) the same request is judged the same way, each board with its own RBC revision. A bad move is:
 
 - ``blunder``: bad (a loss of half the true loss, at least ``MISTAKE_CP``, at most ``BLUNDER_CP``) on
-  most believed boards: the player could have known;
+  most believed boards, where another request (one of the moves most often best on those boards) lost
+  at least ``MISTAKE_CP`` less on average: the player could have known;
+- ``no_good_move``: bad on most believed boards, and no other request tried there did that much
+  better: each board had its own answer and no single move was good on the belief, so the fix is in
+  sensing, not in choosing the move;
 - ``gamble``: fine on most believed boards, but bad on a real share of them (``RARE_SHARE`` or more),
   or a king-capture attempt that missed: a risk taken knowingly that came true;
 - ``unseen_threat``: bad on fewer than ``RARE_SHARE`` of the believed boards: the true board was a rare
@@ -34,7 +38,8 @@ logger = logging.getLogger(__name__)
 EVAL_CLIP = 2000
 MOST_SHARE = 0.5  # "bad on most believed boards"
 RARE_SHARE = 0.1  # below this share of the believed boards, the true board was a rare one
-KINDS = ("blunder", "gamble", "unseen_threat")
+KINDS = ("blunder", "gamble", "unseen_threat", "no_good_move")
+ALTERNATIVES = 3  # the believed boards' most common best moves, tried as other requests for a blunder
 
 
 @dataclass
@@ -49,6 +54,8 @@ class BeliefJudgement:
     king_capture_share: float  # share on which the request captures the enemy king
     king_capturable_share: float = 0.0  # share on which some move captures the enemy king
     best_moves: list[tuple[str, int]] = field(default_factory=list)  # engine's best moves there, counted
+    alternative: str | None = None  # of the other requests tried, the one that lost least on average
+    alternative_loss: float | None = None  # ... and its mean loss there (None: no other request tried)
 
 
 @dataclass
@@ -82,21 +89,46 @@ def bad_threshold(true_loss: float) -> float:
     return min(float(BLUNDER_CP), max(float(MISTAKE_CP), true_loss / 2))
 
 
-def judge_belief(judged: Sequence[BoardJudgement], true_loss: float) -> BeliefJudgement | None:
+def bad_share(judged: Sequence[BoardJudgement], threshold: float) -> float:
+    return sum(j.loss >= threshold for j in judged) / len(judged)
+
+
+def mean_loss(judged: Sequence[BoardJudgement]) -> float:
+    return sum(min(j.loss, LOSS_CLIP) for j in judged) / len(judged)
+
+
+def other_requests(judged: Sequence[BoardJudgement], requested: chess.Move | None) -> list[chess.Move]:
+    """The moves most often best on the believed boards, the request aside: what a player who knew only
+    the belief could have asked for instead (``ALTERNATIVES`` of them)."""
+    counts = Counter(j.best for j in judged if j.best is not None and j.best != requested)
+    return [move for move, _ in counts.most_common(ALTERNATIVES)]
+
+
+def judge_belief(
+    judged: Sequence[BoardJudgement],
+    true_loss: float,
+    alternatives: Mapping[chess.Move, Sequence[BoardJudgement]] | None = None,
+) -> BeliefJudgement | None:
+    """The request judged over the believed boards; ``alternatives``: other requests judged on the same
+    boards, of which the one that lost least on average is kept."""
     if not judged:
         return None
     n = len(judged)
     threshold = bad_threshold(true_loss)
     best = Counter(j.best.uci() for j in judged if j.best is not None)
+    losses = {move: mean_loss(other) for move, other in (alternatives or {}).items() if other}
+    alternative = min(losses, key=lambda move: losses[move]) if losses else None
     return BeliefJudgement(
         boards=n,
-        expected_loss=sum(min(j.loss, LOSS_CLIP) for j in judged) / n,
-        bad_share=sum(j.loss >= threshold for j in judged) / n,
+        expected_loss=mean_loss(judged),
+        bad_share=bad_share(judged, threshold),
         hang_share=sum(j.king_hung or j.loss >= BLUNDER_CP for j in judged) / n,
         king_hung_share=sum(j.king_hung for j in judged) / n,
         king_capture_share=sum(j.king_captured for j in judged) / n,
         king_capturable_share=sum(j.best_score >= KING_CAPTURE_SCORE for j in judged) / n,
         best_moves=best.most_common(5),
+        alternative=None if alternative is None else alternative.uci(),
+        alternative_loss=None if alternative is None else losses[alternative],
     )
 
 
@@ -106,7 +138,10 @@ def classify(score: MoveScore) -> str | None:
     if not score.is_mistake or belief is None:
         return None
     if belief.bad_share >= MOST_SHARE:
-        return "blunder"
+        other = belief.alternative_loss
+        return (
+            "no_good_move" if other is not None and other > belief.expected_loss - MISTAKE_CP else "blunder"
+        )
     # A king capture tried on a visible share of the boards, and the king was not there: a bet.
     missed_king = belief.king_capture_share >= RARE_SHARE and score.eval_after < KING_CAPTURE_SCORE
     if belief.bad_share >= RARE_SHARE or missed_king:
@@ -135,19 +170,59 @@ def score_moves(
     belief_nodes: int | None = None,
 ) -> list[MoveScore]:
     """One :class:`MoveScore` per move of ``colors`` in play order. ``believed``: the sampled boards each
-    player believed when moving (keyed by colour and turn), judged at ``belief_nodes``."""
+    player believed when moving (keyed by colour and turn), judged at ``belief_nodes``; a move bad on
+    most of them has the boards' most common best moves judged there too (``other_requests``)."""
     believed = believed or {}
     turns = [t for t in turns_of(history) if t.color in colors and history.has_move(t)]
     requests = [history.requested_move(t) for t in turns]
     pairs = list(zip(turns, requests, strict=True))
+    boards = [believed.get((t.color, t.turn_number), ()) for t in turns]
     truths = searcher.judge([(history.truth_board_before_move(t), r) for t, r in pairs])
-    items = [(b, r) for t, r in pairs for b in believed.get((t.color, t.turn_number), ())]
-    flat = iter(searcher.judge(items, belief_nodes) if items else [])
-    out: list[MoveScore] = []
-    for turn, requested, truth in zip(turns, requests, truths, strict=True):
-        judged = [next(flat) for _ in believed.get((turn.color, turn.turn_number), ())]
-        out.append(move_score(turn.color, turn.turn_number, requested, truth, judged))
-    return out
+    groups = [[(b, r) for b in sample] for (_, r), sample in zip(pairs, boards, strict=True)]
+    judged = judge_groups(searcher, groups, belief_nodes)
+    alternatives = judge_alternatives(searcher, requests, truths, judged, boards, belief_nodes)
+    return [
+        move_score(turn.color, turn.turn_number, requested, truth, j, alts)
+        for (turn, requested), truth, j, alts in zip(pairs, truths, judged, alternatives, strict=True)
+    ]
+
+
+def judge_alternatives(
+    searcher: Searcher,
+    requests: Sequence[chess.Move | None],
+    truths: Sequence[BoardJudgement],
+    judged: Sequence[Sequence[BoardJudgement]],
+    boards: Sequence[Sequence[chess.Board]],
+    nodes: int | None,
+) -> list[dict[chess.Move, list[BoardJudgement]]]:
+    """For each move bad on most of its believed boards (``needs_alternatives``), the boards' most
+    common best moves (``other_requests``) judged on the same boards; an empty mapping for the rest."""
+    tried = [
+        (i, move)
+        for i, (request, truth, j) in enumerate(zip(requests, truths, judged, strict=True))
+        if needs_alternatives(truth, j)
+        for move in other_requests(j, request)
+    ]
+    groups = [[(b, move) for b in boards[i]] for i, move in tried]
+    alternatives: list[dict[chess.Move, list[BoardJudgement]]] = [{} for _ in requests]
+    for (i, move), other in zip(tried, judge_groups(searcher, groups, nodes), strict=True):
+        alternatives[i][move] = other
+    return alternatives
+
+
+def judge_groups(
+    searcher: Searcher, groups: Sequence[Sequence[tuple[chess.Board, chess.Move | None]]], nodes: int | None
+) -> list[list[BoardJudgement]]:
+    """Each group of (board, request) pairs judged, all in one batch (the searcher's workers kept busy)."""
+    items = [item for group in groups for item in group]
+    flat = iter(searcher.judge(items, nodes) if items else [])
+    return [[next(flat) for _ in group] for group in groups]
+
+
+def needs_alternatives(truth: BoardJudgement, judged: Sequence[BoardJudgement]) -> bool:
+    """Whether a move is a mistake bad on most believed boards: a blunder only if some other request
+    was not (the only moves whose kind other requests decide)."""
+    return bool(judged and tags_of(truth)) and bad_share(judged, bad_threshold(truth.loss)) >= MOST_SHARE
 
 
 def move_score(
@@ -156,8 +231,10 @@ def move_score(
     requested: chess.Move | None,
     truth: BoardJudgement,
     judged: Sequence[BoardJudgement] = (),
+    alternatives: Mapping[chess.Move, Sequence[BoardJudgement]] | None = None,
 ) -> MoveScore:
-    """One move's score from its judgement on the true board and on the believed boards, with its kind."""
+    """One move's score from its judgement on the true board and on the believed boards (and other
+    requests' judgements there, see ``judge_belief``), with its kind."""
     white_view = truth.best_score if color == chess.WHITE else -truth.best_score
     score = MoveScore(
         color=chess.COLOR_NAMES[color],
@@ -170,7 +247,7 @@ def move_score(
         eval_white=_clip(white_view, EVAL_CLIP),
         cp_loss=truth.loss,
         tags=tags_of(truth),
-        belief=judge_belief(judged, truth.loss),
+        belief=judge_belief(judged, truth.loss, alternatives),
     )
     score.kind = classify(score)
     return score
@@ -206,6 +283,10 @@ def mistake_dict(s: MoveScore) -> dict[str, Any]:
         "expected_loss": None if belief is None else round(belief.expected_loss, 1),
         "bad_share": None if belief is None else round(belief.bad_share, 3),
         "hang_share": None if belief is None else round(belief.hang_share, 3),
+        "alternative": None if belief is None else belief.alternative,
+        "alternative_loss": None
+        if belief is None or belief.alternative_loss is None
+        else round(belief.alternative_loss, 1),
         "boards_judged": 0 if belief is None else belief.boards,
     }
 
