@@ -318,3 +318,13 @@ def test_a_move_chosen_on_the_passive_watch_is_said_so(report: tuple[Path, dict[
     assert not any("passive watch" in fact for fact in _facts(row)), "this game's log never used it"
     watched = _facts({**row, "passive_boards": 1})
     assert any("chosen on the passive watch's 1 board(s) only" in fact for fact in watched)
+
+
+def test_a_better_request_on_the_believed_boards_is_named(report: tuple[Path, dict[str, Any], Path]) -> None:
+    from rbc_bot.replay.viewer import _facts
+
+    _, summary, _ = report
+    row = next(r for r in summary["per_turn"] if r["expected_loss"] is not None and r["alternative"] is None)
+    assert not any("asked for instead" in fact for fact in _facts(row))
+    better = _facts({**row, "alternative": "d1a4", "alternative_loss": 12.0})
+    assert any("; asked for instead, d1a4 lost 12 cp there" in fact for fact in better)

@@ -139,6 +139,8 @@ class GameAnalysis:
                     "expected_loss": belief_judged.expected_loss if belief_judged else None,
                     "bad_share": belief_judged.bad_share if belief_judged else None,
                     "hang_share": belief_judged.hang_share if belief_judged else None,
+                    "alternative": belief_judged.alternative if belief_judged else None,
+                    "alternative_loss": belief_judged.alternative_loss if belief_judged else None,
                     "king_attacked": view.king_attacked_share if view else None,
                     "decision_before_sense": decision.before if decision else None,
                     "decision_after_sense": decision.after if decision else None,

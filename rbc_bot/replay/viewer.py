@@ -107,6 +107,10 @@ def _facts(row: dict[str, Any]) -> list[str]:
                 f"; believed boards: lost {row['expected_loss']:,.0f} cp on average, bad on "
                 f"{pct(row['bad_share'])}, lost {BLUNDER_CP}+ cp or the king on {pct(row['hang_share'])}"
             )
+        if row.get("alternative") is not None:
+            judged += (
+                f"; asked for instead, {row['alternative']} lost {row['alternative_loss']:,.0f} cp there"
+            )
         facts.append(judged)
     if row["tags"]:
         facts.append(f"mistake: {row['kind'] or 'unjudged'} ({row['tags']})")
