@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from rbc_bot.replay.analysis import GameAnalysis
-from rbc_bot.replay.judge import BLUNDER_CP
+from rbc_bot.replay.judge import BLUNDER_CP, MISTAKE_CP
 from rbc_bot.replay.pgn import write_pgn
 from rbc_bot.replay.plots import write_plots
 from rbc_bot.replay.viewer import viewer_html
@@ -180,8 +180,8 @@ def game_html(summary: dict[str, Any], pngs: list[Path], viewer: str = "") -> st
         "</table><p class='k'>expected = boards a sense there removes on average over the same belief; "
         "cp loss = engine score of the best move minus the move taken, on the true board, both from one "
         "search; loss on believed = the same over the sampled believed boards (the request revised on each); "
-        "kind: blunder (bad on most believed boards, where another move lost 100 cp less on average), "
-        "no_good_move (bad on most, and no other move tried did that much better), gamble (bad on a "
+        f"kind: blunder (bad on most believed boards, where another move lost {MISTAKE_CP} cp less on "
+        "average), no_good_move (bad on most, and no other move tried did that much better), gamble (bad on a "
         "real share of them, or a king capture that missed), unseen_threat (bad on under 10 %: the true "
         "board was a rare one).</p>"
     )
