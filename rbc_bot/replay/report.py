@@ -181,9 +181,9 @@ def game_html(summary: dict[str, Any], pngs: list[Path], viewer: str = "") -> st
         "cp loss = engine score of the best move minus the move taken, on the true board, both from one "
         "search; loss on believed = the same over the sampled believed boards (the request revised on each); "
         f"kind: blunder (bad on most believed boards, where another move lost {MISTAKE_CP} cp less on "
-        "average), no_good_move (bad on most, and no other move tried did that much better), gamble (bad on a "
-        "real share of them, or a king capture that missed), unseen_threat (bad on under 10 %: the true "
-        "board was a rare one).</p>"
+        "average), no_good_move (bad on most, and no other move tried did that much better), gamble (bad "
+        "on a real share of them, or a king capture that missed), unseen_threat (bad on under 10 %: the "
+        "true board was a rare one).</p>"
     )
     parts.append("</body></html>\n")
     return "\n".join(parts)
