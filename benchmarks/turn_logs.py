@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/turn_logs.py RUN_DIR [RUN_DIR ...] [--senses [--min-believed N] [--max-believed N]]
        [--collapse] [--belief] [--scored]
-(RUN_DIR: the --out folders of `run_bot.py match`)
+(RUN_DIR: the --out folders of `run_bot.py match`, or of `run_bot.py trial`, whose arms are reported apart)
 
 Per run: games, W-L-D, our turns, seconds a turn (expansion + sense + move: mean and max), the turns
 that ran past 1.2x their budget, the worst ratio of a turn's time to its budget and the median share
@@ -71,8 +71,25 @@ def turn_seconds(turn: dict) -> float:
     return (turn.get("seconds_sense") or 0) + (turn.get("seconds_move") or 0)
 
 
-def results(run: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+TRIAL_ARMS = ("control", "candidate")  # a trial folder's two arms, in the order they are reported
+
+
+def results(run: Path, arm: str | None = None) -> list[dict[str, Any]]:
+    """The games of a match folder, or of one ``arm`` of a trial folder."""
+    records = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines() if line.strip()]
+    return records if arm is None else [record for record in records if record.get("arm") == arm]
+
+
+def arms(run: Path) -> list[str | None]:
+    """What to report of a folder apart: a trial folder's arms (each a bot configuration of its own),
+    or ``[None]`` for a match folder, reported whole."""
+    present = {record.get("arm") for record in results(run)}
+    return [arm for arm in TRIAL_ARMS if arm in present] or [None]
+
+
+def outcome(result: dict[str, Any]) -> int:
+    """0 for our win, 1 for our loss, 2 for a draw: an index into a W-L-D count."""
+    return 2 if result["winner"] is None else 0 if result["winner"] == result["a_color"] else 1
 
 
 def turn_logs(run: Path, result: dict[str, Any]) -> list[list[dict[str, Any]]]:
@@ -89,13 +106,15 @@ def our_turns(run: Path, result: dict[str, Any]) -> list[dict[str, Any]]:
     return logs[0] if logs else []
 
 
-def summarise(run: Path) -> str:
-    totals = json.loads((run / "summary.json").read_text())["totals"]
+def summarise(run: Path, arm: str | None = None) -> str:
+    """The run's (or the trial arm's) clock and reliability line; W-L-D from its games' records."""
+    games = results(run, arm)
+    wld = [sum(outcome(result) == i for result in games) for i in range(3)]
     seconds: list[float] = []
     ratios: list[float] = []  # a turn's time over its budget
     unused: list[float] = []
     least_left, errors, restarts, watched = float("inf"), 0, 0, 0
-    for result in results(run):
+    for result in games:
         unused.append(clock_unused(result, result["a_color"]))
         for turns in turn_logs(run, result):
             seconds += [turn_seconds(t) for t in turns]
@@ -106,7 +125,7 @@ def summarise(run: Path) -> str:
             watched += sum("passive_boards" in t for t in turns)
     mean = sum(seconds) / len(seconds) if seconds else 0.0
     return (
-        f"{run}: {totals['games']} games {totals['wins']}-{totals['losses']}-{totals['draws']} | "
+        f"{run}{f' [{arm}]' if arm else ''}: {len(games)} games {'-'.join(map(str, wld))} | "
         f"{len(seconds)} turns, {mean:.2f} s a turn (max {max(seconds, default=0):.1f}), "
         f"{sum(r > OVERRUN for r in ratios)} past {OVERRUN}x their budget "
         f"(worst {max(ratios, default=0):.2f}x, median {statistics.median(ratios or [0.0]):.0%} used), "
@@ -121,10 +140,10 @@ def boards_kept(turn: dict[str, Any]) -> float | None:
     return after / before if before > 1 else None
 
 
-def senses(run: Path, min_believed: int = 0, max_believed: int | None = None) -> str:
+def senses(run: Path, min_believed: int = 0, max_believed: int | None = None, arm: str | None = None) -> str:
     """Per sense rule: the turns it chose the sense on and the median share of the boards kept."""
     kept: dict[str, list[float]] = {}
-    for result in results(run):
+    for result in results(run, arm):
         for turns in turn_logs(run, result):
             for turn in turns:
                 share = boards_kept(turn) if "after_sense" in turn.get("belief", {}) else None
@@ -174,12 +193,12 @@ def early_raid(turns: list[dict[str, Any]], won: bool) -> str | None:
     return None
 
 
-def collapses(run: Path) -> str:
+def collapses(run: Path, arm: str | None = None) -> str:
     """When each game went wrong (ten-turn spans of ``collapse_turn``) and how the early raids went."""
     spans: dict[str, list[float]] = {}
     raids: dict[str, list[float]] = {"hit": [], "miss": []}
     without_logs = 0
-    for result in results(run):
+    for result in results(run, arm):
         turns = our_turns(run, result)
         if not turns:
             without_logs += 1
@@ -206,10 +225,10 @@ BELIEF_BANDS = (100, 1_000, 5_000)  # where one band of largest beliefs ends and
 BELIEF_BAND_NAMES = ("<100", "100-999", "1000-4999", "5000+")
 
 
-def beliefs(run: Path) -> str:
+def beliefs(run: Path, arm: str | None = None) -> str:
     """W-L-D of the games by the largest belief any of our senses left."""
     bands: dict[str, list[int]] = {}
-    for result in results(run):
+    for result in results(run, arm):
         sizes = [
             t["belief"]["after_sense"][0]
             for t in our_turns(run, result)
@@ -217,9 +236,8 @@ def beliefs(run: Path) -> str:
         ]
         if not sizes:
             continue
-        outcome = 2 if result["winner"] is None else 0 if result["winner"] == result["a_color"] else 1
         band = BELIEF_BAND_NAMES[bisect.bisect_right(BELIEF_BANDS, max(sizes))]
-        bands.setdefault(band, [0, 0, 0])[outcome] += 1
+        bands.setdefault(band, [0, 0, 0])[outcome(result)] += 1
     parts = [f"{band} {'-'.join(map(str, bands[band]))}" for band in BELIEF_BAND_NAMES if band in bands]
     return f"  largest belief after a sense: {'; '.join(parts) or 'no game with our turn log'}"
 
@@ -241,13 +259,13 @@ def scored_share(turns: list[dict[str, Any]], max_boards: int = MoveConfig.max_b
     return statistics.median(shares) if len(shares) >= SCORED_MIN_TURNS else None
 
 
-def scored(run: Path) -> str:
+def scored(run: Path, arm: str | None = None) -> str:
     """W-L-D of the games whose moves scored under half the boards they could and of the others, and
     the fixed cost per search logged at each game's first and last turn."""
     bands: dict[str, list[int]] = {"under half": [0, 0, 0], "half or more": [0, 0, 0]}
     first: list[float] = []
     last: list[float] = []
-    for result in results(run):
+    for result in results(run, arm):
         turns = our_turns(run, result)
         costs = [t["fixed_cost_ms"] for t in turns if t.get("fixed_cost_ms") is not None]
         if costs:
@@ -256,8 +274,7 @@ def scored(run: Path) -> str:
         share = scored_share(turns)
         if share is None:
             continue
-        outcome = 2 if result["winner"] is None else 0 if result["winner"] == result["a_color"] else 1
-        bands["under half" if share < 0.5 else "half or more"][outcome] += 1
+        bands["under half" if share < 0.5 else "half or more"][outcome(result)] += 1
     parts = [f"{band} {'-'.join(map(str, wld))}" for band, wld in bands.items()]
     cost = (
         f"fixed cost per search in {len(first)} games: first turn median {statistics.median(first):.2f} ms "
@@ -274,7 +291,9 @@ def scored(run: Path) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description="Clock and reliability figures of match runs.")
-    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="a match's --out folder")
+    parser.add_argument(
+        "runs", nargs="+", type=Path, metavar="RUN_DIR", help="a match's or trial's --out folder"
+    )
     parser.add_argument("--senses", action="store_true", help="what each sense rule kept of the boards")
     parser.add_argument("--min-believed", type=int, default=0, help="sense figures: turns from N boards")
     parser.add_argument("--max-believed", type=int, default=None, help="sense figures: turns up to N boards")
@@ -282,19 +301,20 @@ def main() -> None:
     parser.add_argument("--belief", action="store_true", help="W-L-D by the largest belief after a sense")
     parser.add_argument("--scored", action="store_true", help="W-L-D by the share of boards scored")
     args = parser.parse_args()
-    missing = [run for run in args.runs if not (run / "summary.json").is_file()]
+    missing = [run for run in args.runs if not (run / "results.jsonl").is_file()]
     if missing:
-        sys.exit(f"turn_logs.py: error: not a match folder (no summary.json): {missing[0]}")
+        sys.exit(f"turn_logs.py: error: not a match or trial folder (no results.jsonl): {missing[0]}")
     for run in args.runs:
-        print(summarise(run))
-        if args.senses:
-            print(senses(run, args.min_believed, args.max_believed))
-        if args.collapse:
-            print(collapses(run))
-        if args.belief:
-            print(beliefs(run))
-        if args.scored:
-            print(scored(run))
+        for arm in arms(run):
+            print(summarise(run, arm))
+            if args.senses:
+                print(senses(run, args.min_believed, args.max_believed, arm))
+            if args.collapse:
+                print(collapses(run, arm))
+            if args.belief:
+                print(beliefs(run, arm))
+            if args.scored:
+                print(scored(run, arm))
 
 
 if __name__ == "__main__":

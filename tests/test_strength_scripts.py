@@ -44,12 +44,39 @@ def test_turn_logs_counts_a_turn_past_its_budget(tmp_path: Path) -> None:
               "plies": 4, "seconds_left": {"white": 80.0, "black": 50.0},
               "turn_logs": {"white": str(log)}}  # fmt: skip
     (run / "results.jsonl").write_text(json.dumps(record) + "\n")
-    totals = {"games": 1, "wins": 0, "losses": 1, "draws": 0}
-    (run / "summary.json").write_text(json.dumps({"totals": totals}))
     line = turn_logs.summarise(run)
-    assert "2 turns" in line and "1 past 1.2x their budget (worst 2.50x, median 170% used)" in line
+    assert (
+        "1 games 0-1-0 | 2 turns" in line
+        and "1 past 1.2x their budget (worst 2.50x, median 170% used)" in line
+    )
     assert "least left 80.0 s" in line
     assert "| 1 moves chosen on the passive watch's boards |" in line
+
+
+def test_turn_logs_reports_a_trial_arm_by_arm() -> None:
+    """Session 42's trial (clock.spend_target=0.9): each arm is a configuration of its own, so the
+    script reports them apart, control first, with the W-L-D of the arm's own games (control 12-5 in
+    17, candidate 14-4 in 18), and says so in one line for a folder that holds no games."""
+    trial = BENCHMARKS / "strength" / "2026-12-06-s42" / "t42-spend"
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "turn_logs.py"), str(trial), "--belief"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    lines = run.stdout.splitlines()
+    assert [line.split(" | ")[0] for line in lines[::2]] == [
+        f"{trial} [control]: 17 games 12-5-0",
+        f"{trial} [candidate]: 18 games 14-4-0",
+    ]
+    assert lines[1] == "  largest belief after a sense: 100-999 5-2-0; 1000-4999 3-2-0; 5000+ 4-1-0"
+    assert "median clock unused 36%" in lines[0] and "median clock unused 20%" in lines[2]
+
+
+def test_turn_logs_refuses_a_folder_without_games(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [sys.executable, str(BENCHMARKS / "turn_logs.py"), str(tmp_path)], capture_output=True, text=True
+    )
+    assert run.returncode == 1
+    assert run.stderr == f"turn_logs.py: error: not a match or trial folder (no results.jsonl): {tmp_path}\n"
 
 
 def test_turn_logs_senses_counts_each_rule_and_the_boards_it_kept(tmp_path: Path) -> None:
