@@ -20,7 +20,7 @@ import pytest
 from rbc_bot.engine import KING_CAPTURE_SCORE
 from rbc_bot.replay.decisive import decisive, loss_text, turning_mistake
 from rbc_bot.replay.judge import BLUNDER_CP, BoardJudgement, Searcher, judge_board
-from rbc_bot.replay.mistakes import MoveScore, judge_alternatives, move_score
+from rbc_bot.replay.mistakes import MoveScore, board_weights, judge_alternatives, judge_belief, move_score
 
 NODES = 20_000
 
@@ -38,12 +38,16 @@ def board(fen: str) -> chess.Board:
 
 
 def judge_case(
-    searcher: Searcher, truth: chess.Board, believed: list[chess.Board], request: str
+    searcher: Searcher,
+    truth: chess.Board,
+    believed: list[chess.Board],
+    request: str,
+    weights: str = "uniform",
 ) -> MoveScore:
     move = chess.Move.from_uci(request)
     truth_j, *judged = searcher.judge([(truth, move)] + [(b, move) for b in believed])
-    (others,) = judge_alternatives(searcher, [move], [truth_j], [judged], [believed], None)
-    return move_score(chess.WHITE, 7, move, truth_j, judged, others)
+    (others,) = judge_alternatives(searcher, [move], [truth_j], [judged], [believed], None, weights)
+    return move_score(chess.WHITE, 7, move, truth_j, judged, others, weights)
 
 
 def test_a_move_equal_to_the_best_loses_nothing(searcher: Searcher) -> None:
@@ -123,6 +127,11 @@ def test_gamble_a_king_capture_that_missed(searcher: Searcher) -> None:
     assert "On all 10 believed boards" in text and "possible on 60% of the boards it believed" in text
     # h2h3 hangs nothing: on the 6 boards it counts against it, it missed the king the best move takes.
     assert "and 300 cp or more (or the king) on 60% of them" in text
+    # Weighed as the bot weighs boards, a board where the opponent left its king capturable is among
+    # the least likely (it would not have), so the miss is the likely case: no longer a gamble.
+    weighed = judge_case(searcher, on_f8[0], on_e8 + on_f8, "e1e8", weights="likely")
+    assert weighed.belief is not None and weighed.belief.king_capture_share < 0.25
+    assert weighed.belief.bad_share > 0.75 and weighed.kind in {"blunder", "no_good_move"}
     # The same request where the king was there is no mistake at all.
     hit = judge_case(searcher, on_e8[0], on_e8 + on_f8, "e1e8")
     assert (
@@ -234,6 +243,27 @@ def test_decisive_for_the_winner_names_where_it_turned() -> None:
     capture = [score(1, 0, 10, color="white"), score(2, 20, KING_CAPTURE_SCORE, color="white")]
     found = decisive(capture, chess.WHITE, [chess.WHITE])
     assert found is not None and (found["turn"], found["kind"]) == (2, "winning_move")
+
+
+def test_likely_weights_count_the_boards_worst_for_the_mover_most() -> None:
+    """Five boards, one a fifth each from the worst for the mover to the best (where it could take the
+    king): weights 3.25, 0.8, 0.5, 0.3 and 0.15 (rbc_bot.likely). A move losing 400 cp on the worst
+    board alone is bad on a fifth of them counted alike, and on 3.25 / 5 of them weighed."""
+    best = [-300.0, -100.0, 0.0, 100.0, float(KING_CAPTURE_SCORE)]
+    losses = [400.0, 0.0, 0.0, 0.0, 0.0]
+    judged = [
+        BoardJudgement(None, b, None, b - loss, False, False) for b, loss in zip(best, losses, strict=True)
+    ]
+    assert board_weights(judged, "likely").tolist() == [3.25, 0.8, 0.5, 0.3, 0.15]
+    assert board_weights(judged).tolist() == [1.0] * 5
+    uniform = judge_belief(judged, true_loss=400.0)
+    likely = judge_belief(judged, true_loss=400.0, weights="likely")
+    assert uniform is not None and likely is not None
+    assert uniform.bad_share == pytest.approx(0.2) and uniform.expected_loss == pytest.approx(80.0)
+    assert likely.bad_share == pytest.approx(0.65) and likely.expected_loss == pytest.approx(260.0)
+    assert likely.king_capturable_share == pytest.approx(0.03)
+    with pytest.raises(ValueError, match="unknown board weights 'even'"):
+        board_weights(judged, "even")
 
 
 def test_board_judgement_loss_is_never_negative() -> None:

@@ -87,6 +87,13 @@ def _add_engine_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="Stockfish node limit per search on the believed boards",
     )
+    parser.add_argument(
+        "--belief-weights",
+        choices=("uniform", "likely"),
+        default="uniform",
+        help="how each believed board counts in a move's judgement: one each, or by how likely the "
+        "opponent's play made it, as the bot weighs them (the boards worst for the mover likeliest)",
+    )
 
 
 def _add_belief_arguments(parser: argparse.ArgumentParser) -> None:
@@ -145,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
         engine_path=args.stockfish,
         belief_boards=args.belief_boards,
         belief_nodes=args.belief_nodes,
+        belief_weights=args.belief_weights,
     )
     path: Path = args.path
     if path.is_dir():

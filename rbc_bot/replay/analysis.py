@@ -48,6 +48,7 @@ class Options:
     engine_path: str | None = None
     belief_boards: int = 16  # believed boards sampled per turn to judge moves against (0: none)
     belief_nodes: int = 5_000  # node limit per search on those boards
+    belief_weights: str = "uniform"  # how those boards count (rbc_bot.replay.mistakes.board_weights)
     decision_nodes: int = 1_000  # node limit of the selector run before and after each sense
 
 
@@ -308,6 +309,8 @@ def analyse(game: LoadedGame, options: Options, engines: Engines | None = None) 
                 engines = stack.enter_context(open_pool(options))
             _judge(result, options, engines)
             result.engine_note = f"{engines.name}, {options.engine_nodes} nodes"
+            if options.belief_weights != "uniform":
+                result.engine_note += f", believed boards weighed {options.belief_weights}"
     except (StockfishNotFoundError, EngineError, chess.engine.EngineError) as exc:
         result.engine_note = f"unavailable: {exc}"
         logger.warning("no engine analysis: %s", exc)
@@ -325,7 +328,9 @@ def _judge(result: GameAnalysis, options: Options, engines: Engines) -> None:
         for color, views in result.views.items()
         for turn, view in views.items()
     }
-    result.scores = score_moves(history, result.sides, engines.searcher, believed, options.belief_nodes)
+    result.scores = score_moves(
+        history, result.sides, engines.searcher, believed, options.belief_nodes, options.belief_weights
+    )
     for turn in turns_of(history):
         view = result.view_of(turn.color, turn.turn_number)
         if turn.color not in result.sides or view is None or not history.has_move(turn):

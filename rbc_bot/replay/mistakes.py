@@ -27,9 +27,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import chess
+import numpy as np
 from reconchess import GameHistory
 
 from rbc_bot.engine import KING_CAPTURE_SCORE
+from rbc_bot.likely import rank_weights
 from rbc_bot.replay.judge import BLUNDER_CP, LOSS_CLIP, MISTAKE_CP, BoardJudgement, Searcher
 from rbc_bot.replay.load import turns_of
 
@@ -89,12 +91,30 @@ def bad_threshold(true_loss: float) -> float:
     return min(float(BLUNDER_CP), max(float(MISTAKE_CP), true_loss / 2))
 
 
-def bad_share(judged: Sequence[BoardJudgement], threshold: float) -> float:
-    return sum(j.loss >= threshold for j in judged) / len(judged)
+def board_weights(judged: Sequence[BoardJudgement], how: str = "uniform") -> np.ndarray:
+    """How much each judged board counts: one each (``uniform``), or ``likely``: by how likely the
+    opponent's play made it, as the bot weighs its boards (rbc_bot.likely's rank of how well the mover
+    can stand there, the board's best score; a board where the opponent left its king capturable
+    counts least)."""
+    if how == "likely":
+        return rank_weights(np.array([j.best_score for j in judged], dtype=np.float64))
+    if how != "uniform":
+        raise ValueError(f"unknown board weights {how!r} (uniform, likely)")
+    return np.ones(len(judged))
 
 
-def mean_loss(judged: Sequence[BoardJudgement]) -> float:
-    return sum(min(j.loss, LOSS_CLIP) for j in judged) / len(judged)
+def weighted_mean(values: Sequence[float], weights: np.ndarray | None = None) -> float:
+    """The mean of one value per judged board, each board counting its weight (None: one each); of
+    0/1 values, the boards' (weighted) share."""
+    return float(np.average(np.asarray(values, dtype=np.float64), weights=weights))
+
+
+def bad_share(judged: Sequence[BoardJudgement], threshold: float, weights: np.ndarray | None = None) -> float:
+    return weighted_mean([j.loss >= threshold for j in judged], weights)
+
+
+def mean_loss(judged: Sequence[BoardJudgement], weights: np.ndarray | None = None) -> float:
+    return weighted_mean([min(j.loss, LOSS_CLIP) for j in judged], weights)
 
 
 def other_requests(judged: Sequence[BoardJudgement], requested: chess.Move | None) -> list[chess.Move]:
@@ -108,24 +128,26 @@ def judge_belief(
     judged: Sequence[BoardJudgement],
     true_loss: float,
     alternatives: Mapping[chess.Move, Sequence[BoardJudgement]] | None = None,
+    weights: str = "uniform",
 ) -> BeliefJudgement | None:
-    """The request judged over the believed boards; ``alternatives``: other requests judged on the same
-    boards, of which the one that lost least on average is kept."""
+    """The request judged over the believed boards, each counting by ``weights`` (``board_weights``);
+    ``alternatives``: other requests judged on the same boards, of which the one that lost least on
+    average is kept."""
     if not judged:
         return None
-    n = len(judged)
+    w = board_weights(judged, weights)
     threshold = bad_threshold(true_loss)
     best = Counter(j.best.uci() for j in judged if j.best is not None)
-    losses = {move: mean_loss(other) for move, other in (alternatives or {}).items() if other}
+    losses = {move: mean_loss(other, w) for move, other in (alternatives or {}).items() if other}
     alternative = min(losses, key=lambda move: losses[move]) if losses else None
     return BeliefJudgement(
-        boards=n,
-        expected_loss=mean_loss(judged),
-        bad_share=bad_share(judged, threshold),
-        hang_share=sum(j.king_hung or j.loss >= BLUNDER_CP for j in judged) / n,
-        king_hung_share=sum(j.king_hung for j in judged) / n,
-        king_capture_share=sum(j.king_captured for j in judged) / n,
-        king_capturable_share=sum(j.best_score >= KING_CAPTURE_SCORE for j in judged) / n,
+        boards=len(judged),
+        expected_loss=mean_loss(judged, w),
+        bad_share=bad_share(judged, threshold, w),
+        hang_share=weighted_mean([j.king_hung or j.loss >= BLUNDER_CP for j in judged], w),
+        king_hung_share=weighted_mean([j.king_hung for j in judged], w),
+        king_capture_share=weighted_mean([j.king_captured for j in judged], w),
+        king_capturable_share=weighted_mean([j.best_score >= KING_CAPTURE_SCORE for j in judged], w),
         best_moves=best.most_common(5),
         alternative=None if alternative is None else alternative.uci(),
         alternative_loss=None if alternative is None else losses[alternative],
@@ -168,10 +190,12 @@ def score_moves(
     searcher: Searcher,
     believed: Mapping[tuple[chess.Color, int], Sequence[chess.Board]] | None = None,
     belief_nodes: int | None = None,
+    weights: str = "uniform",
 ) -> list[MoveScore]:
     """One :class:`MoveScore` per move of ``colors`` in play order. ``believed``: the sampled boards each
-    player believed when moving (keyed by colour and turn), judged at ``belief_nodes``; a move bad on
-    most of them has the boards' most common best moves judged there too (``other_requests``)."""
+    player believed when moving (keyed by colour and turn), judged at ``belief_nodes``, each counting by
+    ``weights`` (``board_weights``); a move bad on most of them has the boards' most common best moves
+    judged there too (``other_requests``)."""
     believed = believed or {}
     turns = [t for t in turns_of(history) if t.color in colors and history.has_move(t)]
     requests = [history.requested_move(t) for t in turns]
@@ -180,9 +204,9 @@ def score_moves(
     truths = searcher.judge([(history.truth_board_before_move(t), r) for t, r in pairs])
     groups = [[(b, r) for b in sample] for (_, r), sample in zip(pairs, boards, strict=True)]
     judged = judge_groups(searcher, groups, belief_nodes)
-    alternatives = judge_alternatives(searcher, requests, truths, judged, boards, belief_nodes)
+    alternatives = judge_alternatives(searcher, requests, truths, judged, boards, belief_nodes, weights)
     return [
-        move_score(turn.color, turn.turn_number, requested, truth, j, alts)
+        move_score(turn.color, turn.turn_number, requested, truth, j, alts, weights)
         for (turn, requested), truth, j, alts in zip(pairs, truths, judged, alternatives, strict=True)
     ]
 
@@ -194,13 +218,14 @@ def judge_alternatives(
     judged: Sequence[Sequence[BoardJudgement]],
     boards: Sequence[Sequence[chess.Board]],
     nodes: int | None,
+    weights: str = "uniform",
 ) -> list[dict[chess.Move, list[BoardJudgement]]]:
     """For each move bad on most of its believed boards (``needs_alternatives``), the boards' most
     common best moves (``other_requests``) judged on the same boards; an empty mapping for the rest."""
     tried = [
         (i, move)
         for i, (request, truth, j) in enumerate(zip(requests, truths, judged, strict=True))
-        if needs_alternatives(truth, j)
+        if needs_alternatives(truth, j, weights)
         for move in other_requests(j, request)
     ]
     groups = [[(b, move) for b in boards[i]] for i, move in tried]
@@ -219,10 +244,14 @@ def judge_groups(
     return [[next(flat) for _ in group] for group in groups]
 
 
-def needs_alternatives(truth: BoardJudgement, judged: Sequence[BoardJudgement]) -> bool:
-    """Whether a move is a mistake bad on most believed boards: a blunder only if some other request
-    was not (the only moves whose kind other requests decide)."""
-    return bool(judged and tags_of(truth)) and bad_share(judged, bad_threshold(truth.loss)) >= MOST_SHARE
+def needs_alternatives(
+    truth: BoardJudgement, judged: Sequence[BoardJudgement], weights: str = "uniform"
+) -> bool:
+    """Whether a move is a mistake bad on most believed boards (counted by ``weights``): a blunder only
+    if some other request was not (the only moves whose kind other requests decide)."""
+    if not (judged and tags_of(truth)):
+        return False
+    return bad_share(judged, bad_threshold(truth.loss), board_weights(judged, weights)) >= MOST_SHARE
 
 
 def move_score(
@@ -232,9 +261,11 @@ def move_score(
     truth: BoardJudgement,
     judged: Sequence[BoardJudgement] = (),
     alternatives: Mapping[chess.Move, Sequence[BoardJudgement]] | None = None,
+    weights: str = "uniform",
 ) -> MoveScore:
     """One move's score from its judgement on the true board and on the believed boards (and other
-    requests' judgements there, see ``judge_belief``), with its kind."""
+    requests' judgements there, see ``judge_belief``, the boards counting by ``weights``), with its
+    kind."""
     white_view = truth.best_score if color == chess.WHITE else -truth.best_score
     score = MoveScore(
         color=chess.COLOR_NAMES[color],
@@ -247,7 +278,7 @@ def move_score(
         eval_white=_clip(white_view, EVAL_CLIP),
         cp_loss=truth.loss,
         tags=tags_of(truth),
-        belief=judge_belief(judged, truth.loss, alternatives),
+        belief=judge_belief(judged, truth.loss, alternatives, weights),
     )
     score.kind = classify(score)
     return score
