@@ -60,6 +60,7 @@ class SenseConfig:
     likely_weights: bool = True  # weigh boards by how likely the opponent's play made them (the worse
     # for us, the likelier: rbc_bot.likely) in the decision sense and the window sense
     likely_boards: int = 300  # boards the window sense scores for those weights (depth 1)
+    likely_table: Literal["fifths", "tenths"] = "fifths"  # those weights by fifth or by tenth of the ranks
 
 
 @dataclass
@@ -71,6 +72,7 @@ class MoveConfig:
     blunder_board_weight: float = 1.0  # weight of boards where its king is en prise (means, raid share)
     likely_weights: bool = True  # weigh the scored boards by how likely each is (rbc_bot.likely: the worse
     # our best candidate does there, the likelier) in the means of the averaging aggregates (not "min")
+    likely_table: Literal["fifths", "tenths"] = "fifths"  # those weights by fifth or by tenth of the ranks
     weigh_represented: bool = False  # ... and by the believed boards each scored board stands for: the
     # boards where our king is attacked are all scored, so alone they can fill much of the sample
     top_k: int = 3  # Stockfish's top moves per board that become candidates

@@ -5,7 +5,10 @@ plays the move that helps us, so the boards where we stand worst are the likelie
 StrangeFish (session 29, ``benchmarks/strength/2026-12-05-s29/adhoc/eval_rank.py`` on 400 turns of the
 control's games, 30 believed boards each, Stockfish at depth 1): ranked by our score, the true board
 was in the worst fifth of the believed boards on 65 % of the turns, then 16, 10, 6 and 3 %; the same
-at depth 6 and at every belief size. ``FIFTH_WEIGHTS`` are those shares over a fifth's 20 %.
+at depth 6 and at every belief size. ``FIFTH_WEIGHTS`` are those shares over a fifth's 20 %. Split
+finer (session 44, ``benchmarks/strength/2026-12-06-s44/adhoc/eval_rank_tenths.py``, 600 turns of
+session 24's suite at depth 1), the worst fifth is not even: the worst tenth held the truth on 50 %,
+the next on 16 %; ``TENTH_WEIGHTS`` are those shares over a tenth's 10 %, made monotone.
 """
 
 from __future__ import annotations
@@ -21,10 +24,17 @@ from rbc_bot.scorer import Scorer
 FIFTH_WEIGHTS = np.array([3.25, 0.8, 0.5, 0.3, 0.15])
 """A board's weight by the fifth its score falls in among the boards weighed, worst for us first."""
 
+TENTH_WEIGHTS = np.array([5.0, 1.6, 0.8, 0.7, 0.45, 0.45, 0.3, 0.2, 0.2, 0.2])
+"""The same by tenths."""
 
-def rank_weights(values: np.ndarray) -> np.ndarray:
+WEIGHT_TABLES = {"fifths": FIFTH_WEIGHTS, "tenths": TENTH_WEIGHTS}
+"""The tables by name (``sense.likely_table``, ``move.likely_table``)."""
+
+
+def rank_weights(values: np.ndarray, table: np.ndarray = FIFTH_WEIGHTS) -> np.ndarray:
     """Each board's weight from the rank of its value (ours: lower is worse for us) among ``values``:
-    ``FIFTH_WEIGHTS`` by fifth, ties sharing their middle rank. One board, or none: weight 1 each."""
+    ``table`` by its share of the ranks (fifths by default), ties sharing their middle rank. One board,
+    or none: weight 1 each."""
     values = np.asarray(values, dtype=np.float64)
     n = len(values)
     if n < 2:
@@ -32,21 +42,23 @@ def rank_weights(values: np.ndarray) -> np.ndarray:
     _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
     below = np.concatenate([[0], np.cumsum(counts)[:-1]])
     rank = (below + 0.5 * (counts - 1)) / (n - 1)  # 0: the worst for us, 1: the best
-    fifth = np.minimum((rank * 5).astype(np.int64), 4)
-    return FIFTH_WEIGHTS[fifth[inverse.reshape(-1)]]
+    part = np.minimum((rank * len(table)).astype(np.int64), len(table) - 1)
+    return table[part[inverse.reshape(-1)]]
 
 
-def best_candidate_weights(values: np.ndarray) -> np.ndarray:
+def best_candidate_weights(values: np.ndarray, table: np.ndarray = FIFTH_WEIGHTS) -> np.ndarray:
     """``rank_weights`` of each board (a column of ``values``: candidates x boards, ours) by our best
     candidate's value there: how well we can stand on it, without another engine call."""
-    return rank_weights(np.asarray(values).max(axis=0))
+    return rank_weights(np.asarray(values).max(axis=0), table)
 
 
-def board_weights(boards: Sequence[chess.Board], scorer: Scorer, budget_seconds: float) -> np.ndarray:
+def board_weights(
+    boards: Sequence[chess.Board], scorer: Scorer, budget_seconds: float, table: np.ndarray = FIFTH_WEIGHTS
+) -> np.ndarray:
     """``rank_weights`` of each board's depth-1 score for us (the side to move) within ``budget_seconds``;
     a board where we can capture the king scores as won (the opponent would not have left it)."""
     scores = scorer.evaluate(boards, depth=1, budget_seconds=budget_seconds)
-    return rank_weights(np.asarray(scores, dtype=np.float64))
+    return rank_weights(np.asarray(scores, dtype=np.float64), table)
 
 
 class LikelyDraw:

@@ -21,7 +21,7 @@ import numpy as np
 
 from rbc_bot.board_sample import Draw, Tiers, uniform
 from rbc_bot.config import MoveConfig
-from rbc_bot.likely import LikelyDraw, best_candidate_weights
+from rbc_bot.likely import WEIGHT_TABLES, LikelyDraw, best_candidate_weights
 from rbc_bot.playout import play_out
 from rbc_bot.raid import SAFETY_SAMPLE, exposes_king, king_captures
 from rbc_bot.ranking import (
@@ -173,7 +173,7 @@ def move_weights(
     weighed = config.blunder_board_weight < 1.0  # at 1 every board weighs the same: nothing to look for
     weights = board_likelihoods(boards, config.blunder_board_weight) if weighed else None
     if config.likely_weights and scores.size:
-        likely = best_candidate_weights(scores)
+        likely = best_candidate_weights(scores, WEIGHT_TABLES[config.likely_table])
         weights = likely if weights is None else weights * likely
     if config.weigh_represented and represented is not None and len(represented):
         share = np.asarray(represented, dtype=np.float64) / float(np.max(represented))

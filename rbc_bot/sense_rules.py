@@ -23,7 +23,7 @@ from rbc_bot.belief import decode, piece_code
 from rbc_bot.board_sample import our_king_attacked, our_piece_hangs, our_queen_attacked
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import king_capture_moves
-from rbc_bot.likely import best_candidate_weights, board_weights
+from rbc_bot.likely import WEIGHT_TABLES, best_candidate_weights, board_weights
 from rbc_bot.move import candidate_values
 from rbc_bot.raid import likeliest_raid
 from rbc_bot.scorer import Scorer
@@ -202,7 +202,7 @@ class SenseRules:
         legal = set(seen.move_actions)
         values = candidate_values(boards, legal, self.scorer, self.config.move, 0.8 * seen.seconds, self.rng)
         if sense.likely_weights:
-            likely = best_candidate_weights(values)
+            likely = best_candidate_weights(values, WEIGHT_TABLES[sense.likely_table])
             weights = likely if weights is None else weights * likely
         how = "min" if self.config.move.aggregate == "min" else "mean"
         per_point = sense.decision_boards_per_point
@@ -216,7 +216,8 @@ class SenseRules:
         rows = sample_rows(seen.rows, self.config.sense.likely_boards, self.rng)
         if len(rows) < 2:
             return None
-        weights = board_weights(decode(rows, seen.color), self.scorer, 0.8 * seen.seconds)
+        table = WEIGHT_TABLES[self.config.sense.likely_table]
+        weights = board_weights(decode(rows, seen.color), self.scorer, 0.8 * seen.seconds, table)
         return window_square(rows, weights)
 
     def boards_left(self, rows: np.ndarray) -> np.ndarray:

@@ -12,7 +12,14 @@ from rbc_bot.board_sample import Tiers, uniform
 from rbc_bot.bot import RbcBot
 from rbc_bot.config import EngineConfig, MoveConfig, load_config
 from rbc_bot.engine import EnginePool
-from rbc_bot.likely import FIFTH_WEIGHTS, LikelyDraw, board_weights, rank_weights
+from rbc_bot.likely import (
+    FIFTH_WEIGHTS,
+    TENTH_WEIGHTS,
+    WEIGHT_TABLES,
+    LikelyDraw,
+    board_weights,
+    rank_weights,
+)
 from rbc_bot.move import choose_move, move_weights
 from rbc_bot.ranking import rank
 from rbc_bot.scorer import Scorer
@@ -29,6 +36,21 @@ def test_the_boards_worst_for_us_weigh_most() -> None:
     assert tied[0] == FIFTH_WEIGHTS[0] and tied[-1] == FIFTH_WEIGHTS[4]
     assert len(set(tied[1:-1])) == 1  # ties share their middle rank
     assert list(rank_weights(np.array([7.0]))) == [1.0] and len(rank_weights(np.array([]))) == 0
+
+
+def test_tenths_split_the_worst_fifth() -> None:
+    """Ten boards, one a tenth: by tenths the worst board weighs 5.0 and the next 1.6, where by fifths
+    both weigh 3.25; the table is chosen by name in the sense and move sections."""
+    values = np.arange(10.0)
+    assert list(rank_weights(values, TENTH_WEIGHTS)) == list(TENTH_WEIGHTS)
+    assert list(rank_weights(values)[:2]) == [FIFTH_WEIGHTS[0]] * 2
+    assert list(TENTH_WEIGHTS) == sorted(TENTH_WEIGHTS, reverse=True)
+    config = load_config(overrides=["sense.likely_table=tenths", "move.likely_table=tenths"])
+    assert WEIGHT_TABLES[config.sense.likely_table] is TENTH_WEIGHTS
+    assert WEIGHT_TABLES[config.move.likely_table] is TENTH_WEIGHTS
+    scores = np.array([[-50.0, 10.0, 30.0, 90.0, 0.0, 20.0, 40.0, 60.0, 70.0, 80.0]])
+    weights = move_weights([chess.Board()] * 10, scores, config.move)
+    assert weights is not None and weights[0] == 5.0 and weights[4] == 1.6
 
 
 def test_weighted_window_tells_the_heavy_boards_apart() -> None:
