@@ -132,6 +132,12 @@ def test_gamble_a_king_capture_that_missed(searcher: Searcher) -> None:
     weighed = judge_case(searcher, on_f8[0], on_e8 + on_f8, "e1e8", weights="likely")
     assert weighed.belief is not None and weighed.belief.king_capture_share < 0.25
     assert weighed.belief.bad_share > 0.75 and weighed.kind in {"blunder", "no_good_move"}
+    weighed_text = loss_text(weighed, 10)
+    assert (
+        "On all 10 believed boards, each weighed by how likely the opponent's play made it, the"
+        in weighed_text
+    )
+    assert "weighed" not in loss_text(score, 10)
     # The same request where the king was there is no mistake at all.
     hit = judge_case(searcher, on_e8[0], on_e8 + on_f8, "e1e8")
     assert (

@@ -102,8 +102,9 @@ def loss_text(s: MoveScore, size: int | None) -> str:
         return f"{head} On the true board {_truth_words(s)}."
     judged = f"all {b.boards} believed boards" if size == b.boards else f"{b.boards} believed boards judged"
     of = f" of {size:,}" if size and size != b.boards else ""
+    weighed = ", each weighed by how likely the opponent's play made it" if b.weights == "likely" else ""
     believed = (
-        f"On {judged}{of}, the move lost {b.expected_loss:,.0f} cp on average against the best move "
+        f"On {judged}{of}{weighed}, the move lost {b.expected_loss:,.0f} cp on average against the best move "
         f"there, and {BLUNDER_CP} cp or more (or the king) on {b.hang_share:.0%} of them"
     )
     if b.alternative is not None and b.alternative_loss is not None:

@@ -58,6 +58,7 @@ class BeliefJudgement:
     best_moves: list[tuple[str, int]] = field(default_factory=list)  # engine's best moves there, counted
     alternative: str | None = None  # of the other requests tried, the one that lost least on average
     alternative_loss: float | None = None  # ... and its mean loss there (None: no other request tried)
+    weights: str = "uniform"  # how the boards counted in these shares and means (``board_weights``)
 
 
 @dataclass
@@ -151,6 +152,7 @@ def judge_belief(
         best_moves=best.most_common(5),
         alternative=None if alternative is None else alternative.uci(),
         alternative_loss=None if alternative is None else losses[alternative],
+        weights=weights,
     )
 
 
