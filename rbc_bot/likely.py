@@ -6,9 +6,9 @@ StrangeFish (session 29, ``benchmarks/strength/2026-12-05-s29/adhoc/eval_rank.py
 control's games, 30 believed boards each, Stockfish at depth 1): ranked by our score, the true board
 was in the worst fifth of the believed boards on 65 % of the turns, then 16, 10, 6 and 3 %; the same
 at depth 6 and at every belief size. ``FIFTH_WEIGHTS`` are those shares over a fifth's 20 %. Split
-finer (session 44, ``benchmarks/strength/2026-12-06-s44/adhoc/eval_rank_tenths.py``, 600 turns of
-session 24's suite at depth 1), the worst fifth is not even: the worst tenth held the truth on 50 %,
-the next on 16 %; ``TENTH_WEIGHTS`` are those shares over a tenth's 10 %, made monotone.
+finer (session 44, the same script with ``--parts 10``, 600 turns of session 24's suite at depth 1),
+the worst fifth is not even: the worst tenth held the truth on 50 %, the next on 16 %;
+``TENTH_WEIGHTS`` are those shares over a tenth's 10 %, made monotone.
 """
 
 from __future__ import annotations

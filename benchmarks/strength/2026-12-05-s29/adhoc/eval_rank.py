@@ -1,12 +1,14 @@
 """Where the true board ranks among the believed boards by Stockfish's score for the side to move (us).
 
 Usage: PYTHONPATH=benchmarks python eval_rank.py SUITE.jsonl.gz [--boards 40] [--depth 8] [--limit N]
+       [--parts 5]
 
 Why (hypothesis d): if a strong opponent's moves make the boards that are good for it likelier, the
 true board sits low in our scores more often than a uniform draw would. For each suite position with
 at least 5 believed boards, up to --boards of them (the truth among them) are scored; the truth's
 rank u = (boards scored below it + half the ties) / (boards - 1) is uniform on [0, 1] if the scores
-say nothing. Printed: mean u, and the share of positions with the truth in each fifth, by belief size.
+say nothing. Printed: mean u, and the share of positions with the truth in each fifth (``--parts``:
+in each of that many equal parts, session 44's tenths), by belief size.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ def main() -> None:
     parser.add_argument("--boards", type=int, default=40)
     parser.add_argument("--depth", type=int, default=8)
     parser.add_argument("--limit", type=int, default=0)
+    parser.add_argument("--parts", type=int, default=5)
     args = parser.parse_args()
     positions = [p for p in load_suite(args.suite) if len(p.rows) >= 5]
     if args.limit:
@@ -67,12 +70,13 @@ def main() -> None:
     engine.close()
     for size, us in sorted(ranks.items()):
         a = np.array(us)
-        fifths = [np.mean((a >= k / 5) & (a < (k + 1) / 5 + (k == 4))) for k in range(5)]
+        n = args.parts
+        fifths = [np.mean((a >= k / n) & (a < (k + 1) / n + (k == n - 1))) for k in range(n)]
         half = 1.96 * a.std(ddof=1) / np.sqrt(len(a))
         low, high = a.mean() - half, a.mean() + half
         print(
             f"{size:>16}: n={len(a):4d} mean u {a.mean():.3f} (95 % CI {low:.3f}..{high:.3f})"
-            f" fifths low->high " + " ".join(f"{f:.2f}" for f in fifths)
+            f" parts low->high " + " ".join(f"{f:.2f}" for f in fifths)
         )
 
 

@@ -9,10 +9,7 @@ import json
 import sys
 from pathlib import Path
 
-import chess
 from reconchess import GameHistory, Turn
-
-
 
 
 def main() -> None:
@@ -39,8 +36,15 @@ def main() -> None:
                     continue
                 board = history.truth_board_before_move(Turn(color, row["turn"] - 1))
                 true_attacked = board.is_attacked_by(not color, board.king(color))
-                rows.append((row["belief"]["after_opponent"][0], row.get("danger_share"), true_attacked,
-                             row["sense_eliminated"], won))
+                rows.append(
+                    (
+                        row["belief"]["after_opponent"][0],
+                        row.get("danger_share"),
+                        true_attacked,
+                        row["sense_eliminated"],
+                        won,
+                    )
+                )
     bands = [(1, 150), (151, 1000), (1001, 10**9)]
     for lo, hi in bands:
         sel = [r for r in rows if lo <= r[0] <= hi]
@@ -48,8 +52,10 @@ def main() -> None:
             continue
         real = sum(r[2] for r in sel)
         share = sum(r[1] or 0 for r in sel) / len(sel)
-        print(f"beliefs {lo}-{hi}: {len(sel)} danger senses, threat real on {real} ({real / len(sel):.0%}); "
-              f"mean attacked share of the boards {share:.0%}")
+        print(
+            f"beliefs {lo}-{hi}: {len(sel)} danger senses, threat real on {real} ({real / len(sel):.0%}); "
+            f"mean attacked share of the boards {share:.0%}"
+        )
         for cut in (0.02, 0.05, 0.1, 0.2):
             low = [r for r in sel if (r[1] or 0) < cut]
             if low:
