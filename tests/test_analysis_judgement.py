@@ -20,7 +20,7 @@ import pytest
 from rbc_bot.engine import KING_CAPTURE_SCORE
 from rbc_bot.replay.decisive import decisive, loss_text, turning_mistake
 from rbc_bot.replay.judge import BLUNDER_CP, BoardJudgement, Searcher, judge_board
-from rbc_bot.replay.mistakes import MoveScore, board_weights, judge_alternatives, judge_belief, move_score
+from rbc_bot.replay.mistakes import MoveScore, judge_alternatives, judge_belief, judged_weights, move_score
 
 NODES = 20_000
 
@@ -260,8 +260,8 @@ def test_likely_weights_count_the_boards_worst_for_the_mover_most() -> None:
     judged = [
         BoardJudgement(None, b, None, b - loss, False, False) for b, loss in zip(best, losses, strict=True)
     ]
-    assert board_weights(judged, "likely").tolist() == [3.25, 0.8, 0.5, 0.3, 0.15]
-    assert board_weights(judged).tolist() == [1.0] * 5
+    assert judged_weights(judged, "likely").tolist() == [3.25, 0.8, 0.5, 0.3, 0.15]
+    assert judged_weights(judged).tolist() == [1.0] * 5
     uniform = judge_belief(judged, true_loss=400.0)
     likely = judge_belief(judged, true_loss=400.0, weights="likely")
     assert uniform is not None and likely is not None
@@ -269,7 +269,7 @@ def test_likely_weights_count_the_boards_worst_for_the_mover_most() -> None:
     assert likely.bad_share == pytest.approx(0.65) and likely.expected_loss == pytest.approx(260.0)
     assert likely.king_capturable_share == pytest.approx(0.03)
     with pytest.raises(ValueError, match="unknown board weights 'even'"):
-        board_weights(judged, "even")
+        judged_weights(judged, "even")
 
 
 def test_board_judgement_loss_is_never_negative() -> None:

@@ -48,7 +48,7 @@ class Options:
     engine_path: str | None = None
     belief_boards: int = 16  # believed boards sampled per turn to judge moves against (0: none)
     belief_nodes: int = 5_000  # node limit per search on those boards
-    belief_weights: str = "uniform"  # how those boards count (rbc_bot.replay.mistakes.board_weights)
+    belief_weights: str = "uniform"  # how those boards count (rbc_bot.replay.mistakes.judged_weights)
     decision_nodes: int = 1_000  # node limit of the selector run before and after each sense
 
 

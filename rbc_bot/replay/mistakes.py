@@ -58,7 +58,7 @@ class BeliefJudgement:
     best_moves: list[tuple[str, int]] = field(default_factory=list)  # engine's best moves there, counted
     alternative: str | None = None  # of the other requests tried, the one that lost least on average
     alternative_loss: float | None = None  # ... and its mean loss there (None: no other request tried)
-    weights: str = "uniform"  # how the boards counted in these shares and means (``board_weights``)
+    weights: str = "uniform"  # how the boards counted in these shares and means (``judged_weights``)
 
 
 @dataclass
@@ -92,7 +92,7 @@ def bad_threshold(true_loss: float) -> float:
     return min(float(BLUNDER_CP), max(float(MISTAKE_CP), true_loss / 2))
 
 
-def board_weights(judged: Sequence[BoardJudgement], how: str = "uniform") -> np.ndarray:
+def judged_weights(judged: Sequence[BoardJudgement], how: str = "uniform") -> np.ndarray:
     """How much each judged board counts: one each (``uniform``), or ``likely``: by how likely the
     opponent's play made it, as the bot weighs its boards (rbc_bot.likely's rank of how well the mover
     can stand there, the board's best score; a board where the opponent left its king capturable
@@ -131,12 +131,12 @@ def judge_belief(
     alternatives: Mapping[chess.Move, Sequence[BoardJudgement]] | None = None,
     weights: str = "uniform",
 ) -> BeliefJudgement | None:
-    """The request judged over the believed boards, each counting by ``weights`` (``board_weights``);
+    """The request judged over the believed boards, each counting by ``weights`` (``judged_weights``);
     ``alternatives``: other requests judged on the same boards, of which the one that lost least on
     average is kept."""
     if not judged:
         return None
-    w = board_weights(judged, weights)
+    w = judged_weights(judged, weights)
     threshold = bad_threshold(true_loss)
     best = Counter(j.best.uci() for j in judged if j.best is not None)
     losses = {move: mean_loss(other, w) for move, other in (alternatives or {}).items() if other}
@@ -196,7 +196,7 @@ def score_moves(
 ) -> list[MoveScore]:
     """One :class:`MoveScore` per move of ``colors`` in play order. ``believed``: the sampled boards each
     player believed when moving (keyed by colour and turn), judged at ``belief_nodes``, each counting by
-    ``weights`` (``board_weights``); a move bad on most of them has the boards' most common best moves
+    ``weights`` (``judged_weights``); a move bad on most of them has the boards' most common best moves
     judged there too (``other_requests``)."""
     believed = believed or {}
     turns = [t for t in turns_of(history) if t.color in colors and history.has_move(t)]
@@ -253,7 +253,7 @@ def needs_alternatives(
     if some other request was not (the only moves whose kind other requests decide)."""
     if not (judged and tags_of(truth)):
         return False
-    return bad_share(judged, bad_threshold(truth.loss), board_weights(judged, weights)) >= MOST_SHARE
+    return bad_share(judged, bad_threshold(truth.loss), judged_weights(judged, weights)) >= MOST_SHARE
 
 
 def move_score(

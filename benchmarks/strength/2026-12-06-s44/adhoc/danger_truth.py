@@ -21,30 +21,19 @@ def main() -> None:
                 continue
             ours = record["a_color"]
             log_path = (record.get("turn_logs") or {}).get(ours)
-            replay = Path(record["replay"])
             if not log_path:
                 continue
-            log = run / Path(log_path).name
-            replay = run / replay.name
+            log, replay = run / Path(log_path).name, run / Path(record["replay"]).name
             if not log.exists() or not replay.exists():
                 continue
             history = GameHistory.from_file(str(replay))
             color = ours == "white"
-            won = record["winner"] == ours
             for row in map(json.loads, log.read_text().splitlines()):
                 if row.get("sense_rule") != "danger":
                     continue
                 board = history.truth_board_before_move(Turn(color, row["turn"] - 1))
                 true_attacked = board.is_attacked_by(not color, board.king(color))
-                rows.append(
-                    (
-                        row["belief"]["after_opponent"][0],
-                        row.get("danger_share"),
-                        true_attacked,
-                        row["sense_eliminated"],
-                        won,
-                    )
-                )
+                rows.append((row["belief"]["after_opponent"][0], row.get("danger_share"), true_attacked))
     bands = [(1, 150), (151, 1000), (1001, 10**9)]
     for lo, hi in bands:
         sel = [r for r in rows if lo <= r[0] <= hi]
