@@ -27,6 +27,7 @@ from rbc_bot.belief_observations import (
     OpponentMove,
     OwnMove,
     apply_observation,
+    apply_weighted,
     force_observation,
     pieces_after,
 )
@@ -35,6 +36,7 @@ from rbc_bot.belief_rows import N_CODES as N_CODES  # re-exported: rbc_bot.sense
 from rbc_bot.belief_rows import decode, encode, row_in
 from rbc_bot.belief_rows import piece_code as piece_code  # re-exported: rbc_bot.bot imports it from here
 from rbc_bot.belief_stash import Stash, StashStore
+from rbc_bot.belief_weights import normalized
 from rbc_bot.config import BeliefConfig
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,7 @@ class BeliefTracker:
                 raise TypeError("pass BeliefTracker either config or the separate settings, not both")
             cap, seed, max_stashed = config.max_cap, config.seed, config.max_stashed
             expansion_slack = config.expansion_slack
+        self.carry_weights = config is not None and config.carry_weights
         if cap is not None and cap < 1:
             raise ValueError(f"belief cap must be >= 1 or None, not {cap}")
         if expansion_slack < 1:
@@ -92,6 +95,8 @@ class BeliefTracker:
         self.recovery_seconds: float | None = None  # time bound per observation (the clock sets it)
         self.rng = np.random.default_rng(seed)
         self.rows = encode(start)[None, :]
+        self.log_weights = np.zeros(1)  # with carry_weights: each row's (rbc_bot.belief_weights)
+        self._lookup: tuple[np.ndarray, dict[bytes, float]] | None = None
         self._stash = StashStore()
         self.observations: list[Observation] = []
         self.to_move: chess.Color = start.turn
@@ -138,6 +143,26 @@ class BeliefTracker:
 
     def partition_counts(self) -> np.ndarray:
         return partition_counts(self.rows)
+
+    def weights(self) -> np.ndarray:
+        """Each live row's weight, mean 1: alike unless ``carry_weights`` (rbc_bot.belief_weights)."""
+        if not self.carry_weights:
+            return np.ones(len(self.rows))
+        return normalized(self.log_weights)
+
+    def weights_of(self, rows: np.ndarray) -> np.ndarray:
+        """The weights of ``rows`` drawn from the live ones (1 for a row that is not live)."""
+        if not self.carry_weights:
+            return np.ones(len(rows))
+        if self._lookup is None or self._lookup[0] is not self.rows:
+            keys = [row.tobytes() for row in self.rows]
+            self._lookup = (self.rows, dict(zip(keys, self.weights().tolist(), strict=True)))
+        table = self._lookup[1]
+        return np.array([table.get(row.tobytes(), 1.0) for row in rows], dtype=np.float64)
+
+    def weights_of_boards(self, boards: Sequence[chess.Board]) -> np.ndarray:
+        """:meth:`weights_of` for boards."""
+        return self.weights_of(np.stack([encode(board) for board in boards]) if boards else self.rows[:0])
 
     def boards(self) -> list[chess.Board]:
         return decode(self.rows, self.to_move, self.fullmove)
@@ -200,10 +225,12 @@ class BeliefTracker:
         saved = (
             self.rows, len(self.observations), self.to_move, self.fullmove, self._ours, self._stash.copy(),
             dataclasses.replace(self.stats, history=list(self.stats.history)), self.rng.bit_generator.state,
+            self.log_weights,
         )  # fmt: skip
 
         def restore() -> None:  # copies again: the forced attempt works on the restored state
-            (self.rows, count, self.to_move, self.fullmove, self._ours, stash, stats, rng_state) = saved
+            (self.rows, count, self.to_move, self.fullmove, self._ours, stash, stats, rng_state,
+             self.log_weights) = saved  # fmt: skip
             self._stash, self.rng.bit_generator.state = stash.copy(), rng_state
             self.stats = dataclasses.replace(stats, history=list(stats.history))
             del self.observations[count:]
@@ -233,9 +260,15 @@ class BeliefTracker:
         now = len(self.observations)
         if forced:
             self.rows = self._rebuild(previous, observation)
+            self.log_weights = np.zeros(len(self.rows))
             self._advance(observation)
             return
-        rows = self._capped(apply_observation(self.rows, observation, self.color), now)
+        if self.carry_weights:
+            rows, weights = apply_weighted(self.rows, self.log_weights, observation, self.color)
+        else:
+            rows = apply_observation(self.rows, observation, self.color)
+            weights = np.zeros(len(rows))
+        rows, weights = self._capped(rows, now, weights)
         deadline = None if self.recovery_seconds is None else time.perf_counter() + self.recovery_seconds
         while len(rows) == 0 and self._stash:
             recovered = None if _past(deadline) else self._recover(now, deadline)
@@ -249,6 +282,8 @@ class BeliefTracker:
         if len(rows) == 0:
             self.stats.stashes_exhausted += 1
             rows = self._rebuild(previous, observation)
+        # boards recovered or rebuilt (the observation left none live) carry no history: alike
+        self.log_weights = weights if len(weights) == len(rows) else np.zeros(len(rows))
         self.rows = rows
         self._advance(observation)
 
@@ -261,23 +296,24 @@ class BeliefTracker:
             self.to_move = not mover
         self.stats.history.append((type(observation).__name__, self.live_size, self.stashed_size))
 
-    def _capped(self, rows: np.ndarray, index: int) -> np.ndarray:
+    def _capped(self, rows: np.ndarray, index: int, log_weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Sample ``rows`` down to the cap (times the slack after an opponent move), stashing the rest
-        tagged with ``index``."""
+        tagged with ``index``. The rows' ``log_weights`` follow them: the sample is uniform
+        and the boards kept keep their weights."""
         if self.cap is None:
-            return rows
+            return rows, log_weights
         limit = self.cap
         if isinstance(self.observations[index - 1], OpponentMove):
             limit *= self.expansion_slack
         if len(rows) <= limit:
-            return rows
+            return rows, log_weights
         order = self.rng.permutation(len(rows))
         keep, rest = np.sort(order[:limit]), order[limit:]
         self._stash.add(index, rows[rest])
         self.stats.boards_dropped += self._stash.bound(self.max_stashed)
         self.stats.samplings += 1
         self.stats.boards_stashed += len(rest)
-        return rows[keep]
+        return rows[keep], log_weights[keep]
 
     def _recover(self, now: int, deadline: float | None = None) -> np.ndarray | None:
         """Re-simulate the earliest stash through every later observation; None when out of time.
@@ -296,7 +332,8 @@ class BeliefTracker:
             if _past(deadline):
                 self._stash.add(index, rows)
                 return None
-            rows = self._capped(apply_observation(rows, self.observations[index], self.color), index + 1)
+            rows = apply_observation(rows, self.observations[index], self.color)
+            rows, _ = self._capped(rows, index + 1, np.zeros(len(rows)))
             if len(rows) == 0:
                 break
         return rows

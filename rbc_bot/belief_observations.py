@@ -13,8 +13,16 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from rbc_bot.belief_ops import apply_one_move, filter_own_move, filter_sense, unique_rows
+from rbc_bot.belief_ops import (
+    apply_one_move,
+    filter_own_move,
+    filter_sense,
+    own_move_fits,
+    sense_fits,
+    unique_rows,
+)
 from rbc_bot.belief_rows import piece_code
+from rbc_bot.belief_weights import expand_weighted
 from rbc_bot.expand_fast import expand  # belief_ops.expand's output, order included, in bulk
 from rbc_bot.rules import sense_window
 
@@ -92,6 +100,23 @@ def apply_observation(rows: np.ndarray, observation: Observation, us: chess.Colo
     if isinstance(observation, Sense):
         return filter_sense(rows, observation.squares, observation.codes)
     return filter_own_move(rows, us, observation.requested, observation.taken, observation.capture_square)
+
+
+def apply_weighted(
+    rows: np.ndarray, log_weights: np.ndarray, observation: Observation, us: chess.Color
+) -> tuple[np.ndarray, np.ndarray]:
+    """``apply_observation`` with each row's log-weight (rbc_bot.belief_weights) carried along."""
+    if isinstance(observation, OpponentMove):
+        return expand_weighted(rows, log_weights, not us, observation.capture_square)
+    if isinstance(observation, Sense):
+        if not observation.squares or len(rows) == 0:
+            return rows, log_weights
+        fits = sense_fits(rows, observation.squares, observation.codes)
+        return rows[fits], log_weights[fits]
+    fits = own_move_fits(rows, us, observation.requested, observation.taken, observation.capture_square)
+    if len(rows) == 0:
+        return rows, log_weights
+    return apply_one_move(rows[fits], observation.taken, us), log_weights[fits]
 
 
 def force_observation(

@@ -173,8 +173,12 @@ def filter_sense(rows: np.ndarray, squares: Sequence[int], codes: Sequence[int])
     """Rows that show exactly ``codes`` on ``squares``."""
     if not squares or len(rows) == 0:
         return rows
-    keep = (rows[:, list(squares)] == np.asarray(codes, dtype=np.int8)).all(axis=1)
-    return rows[keep]
+    return rows[sense_fits(rows, squares, codes)]
+
+
+def sense_fits(rows: np.ndarray, squares: Sequence[int], codes: Sequence[int]) -> np.ndarray:
+    """Which rows show exactly ``codes`` on ``squares`` (a boolean mask)."""
+    return (rows[:, list(squares)] == np.asarray(codes, dtype=np.int8)).all(axis=1)
 
 
 def _request_columns(requested: chess.Move) -> list[int]:
@@ -198,24 +202,34 @@ def filter_own_move(
     taken: chess.Move | None,
     capture_square: int | None,
 ) -> np.ndarray:
-    """Rows on which ``requested`` revises into ``taken`` with ``capture_square``, with the move applied.
+    """Rows on which ``requested`` revises into ``taken`` with ``capture_square``, with the move applied."""
+    fits = own_move_fits(rows, us, requested, taken, capture_square)
+    if len(rows) == 0:
+        return rows
+    return apply_one_move(rows[fits], taken, us)
+
+
+def own_move_fits(
+    rows: np.ndarray,
+    us: chess.Color,
+    requested: chess.Move | None,
+    taken: chess.Move | None,
+    capture_square: int | None,
+) -> np.ndarray:
+    """Which rows ``requested`` revises into ``taken`` with ``capture_square`` on (a boolean mask).
 
     The outcome of a request depends only on the squares it passes and the ep/castling columns, so
     rows are grouped by those and reconchess's own ``revise_move`` decides once per group.
     """
     if requested is None and (taken is not None or capture_square is not None):
         raise ValueError(f"a pass cannot be taken as {taken} with capture square {capture_square}")
-    if len(rows) == 0:
-        return rows
-    if requested is not None:
-        columns = _request_columns(requested)
-        _groups, first, inverse = np.unique(rows[:, columns], axis=0, return_index=True, return_inverse=True)
-        sample_boards = decode(rows[first], us)
-        ok = np.array(
-            [revise(board, requested) == (taken, capture_square) for board in sample_boards], dtype=bool
-        )
-        rows = rows[ok[inverse.reshape(-1)]]
-    return apply_one_move(rows, taken, us)
+    if requested is None or len(rows) == 0:
+        return np.ones(len(rows), dtype=bool)
+    columns = _request_columns(requested)
+    _groups, first, inverse = np.unique(rows[:, columns], axis=0, return_index=True, return_inverse=True)
+    sample_boards = decode(rows[first], us)
+    fits = [revise(board, requested) == (taken, capture_square) for board in sample_boards]
+    return np.array(fits, dtype=bool)[inverse.reshape(-1)]
 
 
 def partition_counts(rows: np.ndarray) -> np.ndarray:

@@ -158,8 +158,9 @@ class RbcBot(Player):
         self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
         self.tracker.recovery_seconds = max(0.2, budget.total / 3)
         rules = SenseRules(self.config, self.scorer, self.rng)
+        prior = self.tracker.weights_of if self.tracker.carry_weights else None
         seen = SenseInputs(self.tracker.rows, self.color, self._last_mean, self._last_worst, move_actions,
-                           budget.sense, budget.panic, self.turn)  # fmt: skip
+                           budget.sense, budget.panic, self.turn, prior)  # fmt: skip
         square, rule = rules.choose(seen)
         if rules.danger_share is not None:
             self._record["danger_share"] = rules.danger_share
@@ -205,6 +206,7 @@ class RbcBot(Player):
         decision = choose_move(
             boards, actions, self.scorer, config, move_seconds, self.rng, self.progress_bonus(),
             self._opening_bonuses(actions),
+            self.tracker.weights_of_boards if self.tracker.carry_weights else None,
         )  # fmt: skip
         move = decision.move if decision.move in set(move_actions) else None
         if decision.candidates:

@@ -23,6 +23,8 @@ class BeliefConfig:
     seed: int = 0  # sampling seed (reproducible games)
     max_stashed: int = 4_000_000  # most boards stashed (66 B each); beyond it the oldest stashes go
     expansion_slack: int = 20  # after the opponent's move keep up to cap x this many boards for the sense
+    carry_weights: bool = False  # each board weighs its probability under a uniformly random opponent,
+    # carried from turn to turn (rbc_bot.belief_weights); the sense and the move multiply it in
 
 
 @dataclass

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import chess
@@ -82,13 +82,15 @@ def choose_move(
     rng: np.random.Generator,
     progress_bonus: float = 0.0,
     move_bonuses: dict[chess.Move | None, float] | None = None,
+    prior: BoardPrior | None = None,
 ) -> MoveDecision:
     """The best-worst move over ``boards`` (our side to move on each) within about ``budget_seconds``:
     a safe king capture at once, else propose candidates, play them out on the scored boards, rank.
     ``move_bonuses`` (centipawns on every board, e.g. the opening plan) also make their moves candidates,
     and with a ``progress_bonus`` and ``config.progress_pushes`` so do our pawn pushes: in a won ending
     the engine proposes the moves that keep every board won, and the push the 100-ply rule needs may be
-    none of them."""
+    none of them. ``prior`` weighs the scored boards in the averages besides the config's weights (the
+    belief's carried weights, rbc_bot.belief_weights)."""
     started = time.perf_counter()
     legal = set(move_actions)
     if not boards:
@@ -141,6 +143,8 @@ def choose_move(
         widening = Widening(tiers, candidates, config, scorer, rng, draw, progress_bonus, bonuses)
         scored_boards, represented, scores = widening.widen(scored_boards, represented, scores, depth, left)
     weights = move_weights(scored_boards, scores, config, represented)
+    if prior is not None and len(scored_boards):
+        weights = prior(scored_boards) * (1.0 if weights is None else weights)
     ranked = rank(candidates, scores, config, weights, represented)
     if look_share:
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85
@@ -155,6 +159,10 @@ def choose_move(
         move, reason, ranked, len(scored_boards), len(played.children), depth, len(tiers.threatened),
         len(scored_boards) - first_sample,
     )  # fmt: skip
+
+
+BoardPrior = Callable[[Sequence[chess.Board]], np.ndarray]
+"""Each board's weight from outside the move (one per board, mean about 1)."""
 
 
 def move_weights(

@@ -54,6 +54,7 @@ class SenseInputs:
     seconds: float
     panic: bool
     turn: int = 0  # ours, counted from 1 (0: unknown)
+    prior: Callable[[np.ndarray], np.ndarray] | None = None  # rows' weights from the belief (None: alike)
 
 
 class SenseRules:
@@ -204,6 +205,8 @@ class SenseRules:
         if sense.likely_weights:
             likely = best_candidate_weights(values, WEIGHT_TABLES[sense.likely_table])
             weights = likely if weights is None else weights * likely
+        if seen.prior is not None:
+            weights = seen.prior(rows) * (1.0 if weights is None else weights)
         how = "min" if self.config.move.aggregate == "min" else "mean"
         per_point = sense.decision_boards_per_point
         left = self.boards_left(seen.rows) if per_point > 0 else None
@@ -218,6 +221,8 @@ class SenseRules:
             return None
         table = WEIGHT_TABLES[self.config.sense.likely_table]
         weights = board_weights(decode(rows, seen.color), self.scorer, 0.8 * seen.seconds, table)
+        if seen.prior is not None:
+            weights = weights * seen.prior(rows)
         return window_square(rows, weights)
 
     def boards_left(self, rows: np.ndarray) -> np.ndarray:

@@ -185,3 +185,28 @@ def test_weighing_the_represented_boards_keeps_a_rare_check_to_its_share() -> No
     likely = move_weights(boards, scores, MoveConfig(likely_weights=True))
     assert both is not None and likely is not None
     assert np.allclose(both, likely * represented / 10.0)
+
+
+def test_the_window_rule_multiplies_in_the_belief_prior() -> None:
+    """With a prior from the belief (its carried weights, rbc_bot.belief_weights) the likely-window
+    centre is the weighted window's on the rank weights times the prior: here a prior that counts the
+    boards where Black's g8 knight has moved a hundred times moves the centre."""
+    boards = after_each_unseen_reply("e4", "e5", "Nf3")
+    rows = np.stack([encode(b) for b in boards])
+
+    def prior(some: np.ndarray) -> np.ndarray:
+        return np.where(some[:, chess.G8] == 0, 100.0, 1.0)
+
+    fixed = ["engine.workers=1", "engine.deterministic=true", "engine.nodes=200"]
+    rules = ["sense.danger_first=false", "sense.decision_max_boards=5", "sense.likely_weights=true"]
+    bot = RbcBot(load_config(None, [*fixed, *rules]))
+    try:
+        bot.handle_game_start(chess.WHITE, boards[0].copy(), "nobody")
+        seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 30.0, False, prior=prior)
+        square, rule = SenseRules(bot.config, bot.scorer, bot.rng).choose(seen)
+        weights = board_weights(boards, bot.scorer, 30.0)
+        assert rule == "likely-window"
+        assert square == window_square(rows, weights * prior(rows))
+        assert square != window_square(rows, weights)
+    finally:
+        bot.close()

@@ -1,0 +1,99 @@
+"""The belief's carried weights (rbc_bot.belief_weights): a board's probability under a uniformly random
+opponent, from its parents, through every observation of the tracker."""
+
+from __future__ import annotations
+
+import chess
+import numpy as np
+import pytest
+
+from rbc_bot.belief import BeliefTracker
+from rbc_bot.belief_rows import encode
+from rbc_bot.belief_weights import expand_weighted, normalized, opponent_moves
+from rbc_bot.config import BeliefConfig
+from rbc_bot.expand_fast import expand
+from rbc_bot.rules import sense_window
+
+
+def moves_with_pass(board: chess.Board) -> int:
+    return len(list(board.pseudo_legal_moves)) + 1
+
+
+def test_a_board_two_parents_reach_weighs_both() -> None:
+    """Parent A has White's knight on b1, parent B on a3: A's pass and B's Na3-b1 both reach A's board,
+    A's Nb1-a3 and B's pass both reach B's, so those two weigh 1/N(A) + 1/N(B) each, where every other
+    child weighs 1/N of its one parent (N: the parent's moves and the pass)."""
+    a = chess.Board()
+    b = chess.Board("rnbqkbnr/pppppppp/8/8/8/N7/PPPPPPPP/R1BQKBNR w KQkq - 0 1")
+    rows = np.stack([encode(a), encode(b)])
+    n_a, n_b = opponent_moves(rows, chess.WHITE).tolist()
+    assert (n_a, n_b) == (moves_with_pass(a), moves_with_pass(b))
+    children, logs = expand_weighted(rows, np.zeros(2), chess.WHITE, None)
+    assert {r.tobytes() for r in children} == {r.tobytes() for r in expand(rows, chess.WHITE, None)}
+    assert len(children) == n_a + n_b - 2
+    parents = {encode(a)[:64].tobytes(), encode(b)[:64].tobytes()}
+    shared = np.array([r[:64].tobytes() in parents for r in children])
+    assert shared.sum() == 2
+    weights = np.exp(logs) * (1 / n_a + 1 / n_b)  # shifted so that the largest, a shared board, is 1
+    assert weights[shared] == pytest.approx([1 / n_a + 1 / n_b] * 2)
+    only = sorted(weights[~shared])
+    assert only == pytest.approx(sorted([1 / n_a] * (n_a - 2) + [1 / n_b] * (n_b - 2)))
+
+
+def test_a_capture_counts_among_the_parent_moves() -> None:
+    """Black's move count includes its captures of our pieces: a pawn that can take ours has one more."""
+    quiet = chess.Board("4k3/8/8/3p4/8/8/8/4K3 b - - 0 1")
+    taking = chess.Board("4k3/8/8/3p4/4P3/8/8/4K3 b - - 0 1")
+    counts = opponent_moves(np.stack([encode(taking)]), chess.BLACK)
+    assert counts.tolist() == [moves_with_pass(taking)]
+    assert moves_with_pass(taking) == moves_with_pass(quiet) + 1
+
+
+def tracker(carry: bool) -> BeliefTracker:
+    return BeliefTracker(chess.WHITE, config=BeliefConfig(max_cap=100_000, carry_weights=carry))
+
+
+def sense_result(truth: chess.Board, square: int) -> list[tuple[int, chess.Piece | None]]:
+    return [(sq, truth.piece_at(sq)) for sq in sense_window(square)]
+
+
+def test_the_tracker_carries_weights_over_the_same_boards() -> None:
+    """Through own moves, opponent moves and senses the weighted tracker holds the same boards as the
+    plain one, with weights of mean 1 that are not all alike, found again from the boards themselves."""
+    truth = chess.Board()
+    plain, carried = tracker(False), tracker(True)
+    plies = (("e2e4", "e7e5", chess.B2), ("g1f3", "b8c6", chess.G2), ("f1c4", "g8f6", chess.D7))
+    for ours, theirs, sense in plies:
+        move = chess.Move.from_uci(ours)
+        truth.push(move)
+        for t in (plain, carried):
+            t.on_own_move(move, move, None)
+        truth.push(chess.Move.from_uci(theirs))
+        for t in (plain, carried):
+            t.on_opponent_move(None)
+            t.on_sense(sense, sense_result(truth, sense))
+    assert {r.tobytes() for r in plain.rows} == {r.tobytes() for r in carried.rows}
+    assert carried.contains(truth)
+    weights = carried.weights()
+    assert weights.mean() == pytest.approx(1.0)
+    assert weights.max() > 1.5 * weights.min()
+    assert np.allclose(carried.weights_of_boards(carried.boards()), weights)
+    assert np.allclose(plain.weights(), 1.0)
+
+
+def test_boards_rebuilt_after_a_contradiction_weigh_alike() -> None:
+    """A sense no board fits rebuilds the belief: the boards forced to fit have no history to weigh."""
+    t = tracker(True)
+    for uci in ("e2e4", "d2d4"):
+        t.on_own_move(chess.Move.from_uci(uci), chess.Move.from_uci(uci), None)
+        t.on_opponent_move(None)
+    assert len(set(t.weights().round(9))) > 1
+    queen = chess.Piece(chess.QUEEN, chess.BLACK)
+    t.on_sense(chess.E5, [(sq, queen) for sq in sense_window(chess.E5)])  # nine black queens: none fits
+    assert t.stats.rebuilds == 1
+    assert np.allclose(t.weights(), 1.0)
+
+
+def test_normalized_weights_have_mean_one() -> None:
+    assert normalized(np.log(np.array([1.0, 3.0]))).tolist() == pytest.approx([0.5, 1.5])
+    assert len(normalized(np.zeros(0))) == 0
