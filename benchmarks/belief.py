@@ -45,6 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from rbc_bot import expand_fast
 from rbc_bot.belief_ops import expand, filter_own_move, filter_sense, partition_counts
 from rbc_bot.belief_rows import N_CODES, code_piece, decode, encode, piece_code
+from rbc_bot.belief_weights import expand_weighted
 from rbc_bot.rules import opponent_moves, sense_window
 
 OPENING = (
@@ -205,7 +206,9 @@ def bench_expand(
     parents_all: np.ndarray, rng: np.random.Generator, repeats: int, out: dict[str, float]
 ) -> None:
     """Expansion of 1k and 10k Black-to-move parents by every move that captures nothing: the tracker's
-    ``expand`` (python-chess move generation per row), the bulk ``expand_fast.expand``, the baseline."""
+    ``expand`` (python-chess move generation per row), the bulk ``expand_fast.expand``, the baseline,
+    and ``belief_weights.expand_weighted`` (``belief.carry_weights``: the same children, each weighed
+    by its parents' move counts), whose cost is given against ``expand_fast``'s."""
     print("\nexpansion by every Black move, no capture reported (children generated/s; GC off in all)")
     for n in (1_000, 10_000):
         parents = parents_all[np.sort(rng.choice(len(parents_all), size=n, replace=False))]
@@ -218,10 +221,14 @@ def bench_expand(
                 f"distinct children: ours {len(old_children)}, baseline {len(base_children)}"
             )
         fast_ok = np.array_equal(fast_children, old_children)  # same rows, same order
+        weighted_children, _ = expand_weighted(parents, np.zeros(n), chess.BLACK, None)
+        if {r.tobytes() for r in weighted_children} != {r.tobytes() for r in fast_children}:
+            raise AssertionError("the weighted expansion's children differ from expand_fast's")
         t = timed(
             {
                 "old": partial(expand, parents, chess.BLACK, None),
                 "fast": partial(expand_fast.expand, parents, chess.BLACK, None),
+                "weighted": partial(expand_weighted, parents, np.zeros(n), chess.BLACK, None),
                 "base": partial(py_expand, boards),
             },
             repeats,
@@ -233,6 +240,7 @@ def bench_expand(
             out[f"expand_{name}_speedup_{label}"] = rates[name] / rates["base"]
         out[f"expand_base_children_per_s_{label}"] = rates["base"]
         out[f"expand_fast_equal_{label}"] = float(fast_ok)
+        out[f"expand_weighted_cost_vs_fast_{label}"] = t["weighted"] / t["fast"]
         best = max(["old", "fast"] if fast_ok else ["old"], key=rates.__getitem__)
         out[f"expand_speedup_{label}"] = rates[best] / rates["base"]
         print(
@@ -241,6 +249,7 @@ def bench_expand(
             f"expand_fast {rates['fast']:,.0f}/s ({rates['fast'] / rates['base']:.1f}x, "
             f"{'same output' if fast_ok else 'OUTPUT DIFFERS: not counted'})  baseline {rates['base']:,.0f}/s"
         )
+        print(f"  weighted (belief.carry_weights): {t['weighted'] / t['fast']:.2f}x expand_fast's time")
     out["expand_speedup"] = out["expand_speedup_10k"]
     out["expand_speedup_old"] = out["expand_old_speedup_10k"]
     best_rate = out["expand_speedup_10k"] * out["expand_base_children_per_s_10k"]

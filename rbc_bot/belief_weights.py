@@ -19,16 +19,21 @@ import chess
 import numpy as np
 
 from rbc_bot.expand_fast import build_children, child_keys, generate
+from rbc_bot.movegen import Moves
 
 
-def opponent_moves(rows: np.ndarray, mover: chess.Color) -> np.ndarray:
+def opponent_moves(
+    rows: np.ndarray, mover: chess.Color, known: tuple[int | None, Moves] | None = None
+) -> np.ndarray:
     """How many moves ``mover`` has on each row: the quiet ones and the pass, and its captures of our
-    pieces (en passant included), which stand alike on every row."""
-    counts = np.bincount(generate(rows, mover, None).parent, minlength=len(rows))
+    pieces (en passant included), which stand alike on every row. ``known``: the moves already
+    generated for one capture square (None: the quiet ones), not generated again."""
     first = rows[0, :64] if len(rows) else np.zeros(64, dtype=np.int8)
     ours = (first >= 7) if mover == chess.WHITE else (first >= 1) & (first <= 6)
-    for square in np.flatnonzero(ours):
-        counts += np.bincount(generate(rows, mover, int(square)).parent, minlength=len(rows))
+    counts = np.zeros(len(rows), dtype=np.int64)
+    for square in [None, *(int(s) for s in np.flatnonzero(ours))]:
+        moves = known[1] if known is not None and known[0] == square else generate(rows, mover, square)
+        counts += np.bincount(moves.parent, minlength=len(rows))
     return counts
 
 
@@ -43,7 +48,7 @@ def expand_weighted(
     moves = generate(rows, mover, capture_square)
     if len(moves) == 0:
         return rows[:0], log_weights[:0]
-    per_parent = log_weights - np.log(np.maximum(opponent_moves(rows, mover), 1))
+    per_parent = log_weights - np.log(np.maximum(opponent_moves(rows, mover, (capture_square, moves)), 1))
     white = mover == chess.WHITE
     keys = np.ascontiguousarray(child_keys(rows, moves, white)).view(np.dtype((np.void, 16)))[:, 0]
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)

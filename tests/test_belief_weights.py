@@ -49,6 +49,21 @@ def test_a_capture_counts_among_the_parent_moves() -> None:
     assert moves_with_pass(taking) == moves_with_pass(quiet) + 1
 
 
+def test_a_reported_capture_weighs_each_capture_by_its_parents_moves() -> None:
+    """Our pawn on e4 was taken: on parent P1 only ...dxe4 could, on P2 also ...fxe4. Each capture
+    weighs 1 over its parent's number of moves, all of them (quiet ones, the pass, every capture)."""
+    p1 = chess.Board("4k3/8/8/3p4/4P3/8/8/4K3 b - - 0 1")
+    p2 = chess.Board("4k3/8/8/3p1p2/4P3/8/8/4K3 b - - 0 1")
+    rows = np.stack([encode(p1), encode(p2)])
+    children, logs = expand_weighted(rows, np.zeros(2), chess.BLACK, chess.E4)
+    assert {r.tobytes() for r in children} == {r.tobytes() for r in expand(rows, chess.BLACK, chess.E4)}
+    n1, n2 = moves_with_pass(p1), moves_with_pass(p2)
+    from_p1 = [r[chess.D5] == 0 and r[chess.F5] == 0 for r in children]  # P2 keeps one of its pawns
+    weights = np.exp(logs)
+    assert sorted(weights[np.array(from_p1)]) == pytest.approx([1.0])
+    assert sorted(weights[~np.array(from_p1)]) == pytest.approx([n1 / n2] * 2)
+
+
 def tracker(carry: bool) -> BeliefTracker:
     return BeliefTracker(chess.WHITE, config=BeliefConfig(max_cap=100_000, carry_weights=carry))
 

@@ -12,7 +12,8 @@ compared with a uniform draw: the mean of log(N * P(truth)) in nats, 0 for unifo
 
 Schemes: ``rank`` today's weights; ``carry a`` today's weights times the product of the earlier
 turns' rank weights raised to ``a``; ``moves`` today's weights times the product of 1 / (the
-parent's number of moves) over the opponent's moves (a uniformly random opponent).
+parent's number of moves) over the opponent's moves (a uniformly random opponent), ``moves only``
+without today's weights, ``moves^b`` with the moves weights raised to ``b``.
 Beliefs past --cap boards after the sense (and 20 x cap after the expansion) are sampled down
 uniformly, the truth always kept: every scheme meets the same boards.
 """
@@ -39,6 +40,7 @@ from rbc_bot.start import history_start_board
 
 CLIP = 2000
 ALPHAS = (0.25, 0.5, 1.0)
+POWERS = (0.5, 1.5, 2.0)  # the moves weights tempered (1: as they are)
 
 
 class Weighted:
@@ -144,6 +146,7 @@ def replay(path: Path, engine: EnginePool, cap: int, depth: int, rng: np.random.
             entries = {"rank": rank, "moves": belief.logw["moves"] + rank, "moves only": belief.logw["moves"]}
             entries |= {f"carry {a}": a * belief.logw["carry"] + rank for a in ALPHAS}
             entries["moves+carry 0.5"] = belief.logw["moves"] + 0.5 * belief.logw["carry"] + rank
+            entries |= {f"moves^{b}": b * belief.logw["moves"] + rank for b in POWERS}
             groups = [size, "all", "never sampled" if not belief.sampled else "sampled"]
             for name, logw in entries.items():
                 for group in groups:
