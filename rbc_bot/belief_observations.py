@@ -113,7 +113,7 @@ def apply_weighted(
             return rows, log_weights
         fits = sense_fits(rows, observation.squares, observation.codes)
         return rows[fits], log_weights[fits]
-    fits = own_move_fits(rows, us, observation.requested, observation.taken, observation.capture_square)
+    fits = own_move_fits(rows, us, (observation.requested, observation.taken, observation.capture_square))
     if len(rows) == 0:
         return rows, log_weights
     return apply_one_move(rows[fits], observation.taken, us), log_weights[fits]

@@ -195,6 +195,10 @@ def _request_columns(requested: chess.Move) -> list[int]:
     return [*sorted(squares), CASTLE_COL, EP_COL]
 
 
+MoveResult = tuple[chess.Move | None, chess.Move | None, int | None]
+"""Our move's result as reported: the request, the move taken (None: none) and the capture square."""
+
+
 def filter_own_move(
     rows: np.ndarray,
     us: chess.Color,
@@ -203,24 +207,20 @@ def filter_own_move(
     capture_square: int | None,
 ) -> np.ndarray:
     """Rows on which ``requested`` revises into ``taken`` with ``capture_square``, with the move applied."""
-    fits = own_move_fits(rows, us, requested, taken, capture_square)
+    fits = own_move_fits(rows, us, (requested, taken, capture_square))
     if len(rows) == 0:
         return rows
     return apply_one_move(rows[fits], taken, us)
 
 
-def own_move_fits(
-    rows: np.ndarray,
-    us: chess.Color,
-    requested: chess.Move | None,
-    taken: chess.Move | None,
-    capture_square: int | None,
-) -> np.ndarray:
-    """Which rows ``requested`` revises into ``taken`` with ``capture_square`` on (a boolean mask).
+def own_move_fits(rows: np.ndarray, us: chess.Color, result: MoveResult) -> np.ndarray:
+    """Which rows our request revises into the move taken and the capture square on (``result``; a
+    boolean mask).
 
     The outcome of a request depends only on the squares it passes and the ep/castling columns, so
     rows are grouped by those and reconchess's own ``revise_move`` decides once per group.
     """
+    requested, taken, capture_square = result
     if requested is None and (taken is not None or capture_square is not None):
         raise ValueError(f"a pass cannot be taken as {taken} with capture square {capture_square}")
     if requested is None or len(rows) == 0:
