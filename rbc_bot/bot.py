@@ -38,6 +38,7 @@ from rbc_bot.sense_rules import SenseInputs, SenseRules
 log = logging.getLogger(__name__)
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")  # what a prior weighs: rows or boards
 PROGRESS_AFTER_PLIES = 40  # plies without capture or pawn move before progress earns a bonus
 CHOICE_SAMPLE = 3_000  # boards the move selector sees at most (king captures and check escapes among them)
 
@@ -158,7 +159,7 @@ class RbcBot(Player):
         self.tracker.cap = Clock.belief_cap(self.config.belief, budget)
         self.tracker.recovery_seconds = max(0.2, budget.total / 3)
         rules = SenseRules(self.config, self.scorer, self.rng)
-        prior = self.tracker.weights_of if self.tracker.carry_weights else None
+        prior = self._prior(self.config.sense.prior_power, self.tracker.weights_of)
         seen = SenseInputs(self.tracker.rows, self.color, self._last_mean, self._last_worst, move_actions,
                            budget.sense, budget.panic, self.turn, prior)  # fmt: skip
         square, rule = rules.choose(seen)
@@ -206,7 +207,7 @@ class RbcBot(Player):
         decision = choose_move(
             boards, actions, self.scorer, config, move_seconds, self.rng, self.progress_bonus(),
             self._opening_bonuses(actions),
-            self.tracker.weights_of_boards if self.tracker.carry_weights else None,
+            self._prior(config.prior_power, self.tracker.weights_of_boards),
         )  # fmt: skip
         move = decision.move if decision.move in set(move_actions) else None
         if decision.candidates:
@@ -321,6 +322,12 @@ class RbcBot(Player):
             self.color, self.turn, move.opening_turns, move.opening_bonus, move.opening_queen_penalty,
             set(actions), queens,
         )  # fmt: skip
+
+    def _prior(self, power: float, weights: Callable[[T], np.ndarray]) -> Callable[[T], np.ndarray] | None:
+        """The belief's carried weights raised to ``power`` (None: not carried, or power 0)."""
+        if not self.tracker.carry_weights or power == 0:
+            return None
+        return weights if power == 1 else lambda boards: weights(boards) ** power
 
     def _move_boards(self) -> list[chess.Board]:
         """The boards the move is chosen on: the passing-opponent watch's when it has held long enough

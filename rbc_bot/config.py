@@ -63,6 +63,7 @@ class SenseConfig:
     # for us, the likelier: rbc_bot.likely) in the decision sense and the window sense
     likely_boards: int = 300  # boards the window sense scores for those weights (depth 1)
     likely_table: Literal["fifths", "tenths"] = "fifths"  # those weights by fifth or by tenth of the ranks
+    prior_power: float = 1.0  # with belief.carry_weights: its weights raised to this power (0: ignored)
 
 
 @dataclass
@@ -75,6 +76,7 @@ class MoveConfig:
     likely_weights: bool = True  # weigh the scored boards by how likely each is (rbc_bot.likely: the worse
     # our best candidate does there, the likelier) in the means of the averaging aggregates (not "min")
     likely_table: Literal["fifths", "tenths"] = "fifths"  # those weights by fifth or by tenth of the ranks
+    prior_power: float = 1.0  # with belief.carry_weights: its weights raised to this power (0: ignored)
     weigh_represented: bool = False  # ... and by the believed boards each scored board stands for: the
     # boards where our king is attacked are all scored, so alone they can fill much of the sample
     top_k: int = 3  # Stockfish's top moves per board that become candidates
@@ -294,6 +296,8 @@ def validate(config: BotConfig) -> None:
         ),
         (config.move.opening_turns >= 0, "move.opening_turns must be >= 0"),
         (config.move.likely_pool >= 0, "move.likely_pool must be >= 0"),
+        (config.move.prior_power >= 0, "move.prior_power must be >= 0"),
+        (config.sense.prior_power >= 0, "sense.prior_power must be >= 0"),
         (0.0 < config.move.likely_pool_share < 1.0, "move.likely_pool_share must be in (0, 1)"),
         (config.move.king_capture_guard_turns >= 0, "move.king_capture_guard_turns must be >= 0"),
         (config.move.passive_senses >= 0, "move.passive_senses must be >= 0"),

@@ -10,7 +10,8 @@ import pytest
 from rbc_bot.belief import BeliefTracker
 from rbc_bot.belief_rows import encode
 from rbc_bot.belief_weights import expand_weighted, normalized, opponent_moves
-from rbc_bot.config import BeliefConfig
+from rbc_bot.bot import RbcBot
+from rbc_bot.config import BeliefConfig, load_config
 from rbc_bot.expand_fast import expand
 from rbc_bot.rules import sense_window
 
@@ -112,3 +113,24 @@ def test_boards_rebuilt_after_a_contradiction_weigh_alike() -> None:
 def test_normalized_weights_have_mean_one() -> None:
     assert normalized(np.log(np.array([1.0, 3.0]))).tolist() == pytest.approx([0.5, 1.5])
     assert len(normalized(np.zeros(0))) == 0
+
+
+def test_the_bot_hands_the_sense_and_the_move_its_weights_at_their_power() -> None:
+    """``sense.prior_power`` and ``move.prior_power`` raise the carried weights (0: not used); without
+    ``belief.carry_weights`` neither gets any; a negative power is refused before a game."""
+    fixed = ["engine.workers=1", "belief.carry_weights=true"]
+    bot = RbcBot(load_config(None, [*fixed, "sense.prior_power=0.5", "move.prior_power=0"]))
+    try:
+        bot.handle_game_start(chess.WHITE, chess.Board(), "nobody")
+        for uci in ("e2e4", "d2d4"):
+            bot.tracker.on_own_move(chess.Move.from_uci(uci), chess.Move.from_uci(uci), None)
+            bot.tracker.on_opponent_move(None)
+        rows = bot.tracker.rows
+        sense = bot._prior(bot.config.sense.prior_power, bot.tracker.weights_of)
+        assert sense is not None
+        assert np.allclose(sense(rows), bot.tracker.weights() ** 0.5)
+        assert bot._prior(bot.config.move.prior_power, bot.tracker.weights_of_boards) is None
+    finally:
+        bot.close()
+    with pytest.raises(ValueError, match=r"move\.prior_power"):
+        load_config(None, ["move.prior_power=-1"])

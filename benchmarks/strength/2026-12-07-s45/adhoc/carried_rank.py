@@ -8,7 +8,9 @@ through turns where it ranked well for us (the opponent's moves there were poor)
 for it. Each recorded game is replayed from our side's observations with weights that follow every
 board: a child of the opponent's move inherits its parent's (boards reached twice add), filters keep
 them. At each of our move decisions (after the sense) the truth's probability under each scheme is
-compared with a uniform draw: the mean of log(N * P(truth)) in nats, 0 for uniform, higher better.
+compared with a uniform draw: the mean of log(N * P(truth)) in nats, 0 for uniform, higher better;
+and how far each scheme's weights narrow the belief: the effective number of boards (sum w)^2 / sum
+w^2 over the number of boards.
 
 Schemes: ``rank`` today's weights; ``carry a`` today's weights times the product of the earlier
 turns' rank weights raised to ``a``; ``moves`` today's weights times the product of 1 / (the
@@ -113,7 +115,7 @@ def log_score(logw: np.ndarray, t: int) -> float:
 
 
 def replay(path: Path, engine: EnginePool, cap: int, depth: int, rng: np.random.Generator,
-           scores: dict[str, list[float]]) -> int:  # fmt: skip
+           scores: dict[str, list[float]], spread: dict[str, list[float]]) -> int:  # fmt: skip
     game = load_game(path)
     history, us = game.history, game.our_color
     if us is None:
@@ -148,6 +150,9 @@ def replay(path: Path, engine: EnginePool, cap: int, depth: int, rng: np.random.
             entries["moves+carry 0.5"] = belief.logw["moves"] + 0.5 * belief.logw["carry"] + rank
             entries |= {f"moves^{b}": b * belief.logw["moves"] + rank for b in POWERS}
             groups = [size, "all", "never sampled" if not belief.sampled else "sampled"]
+            for name in ("rank", "moves only", "moves"):  # how many boards the weights leave in effect
+                w = np.exp(entries[name] - entries[name].max())
+                spread[f"{name} | {size}"].append(w.sum() ** 2 / (n * (w**2).sum()))
             for name, logw in entries.items():
                 for group in groups:
                     scores[f"{name} | {group}"].append(log_score(logw, t))
@@ -172,14 +177,19 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     engine = EnginePool(workers=1)
     scores: dict[str, list[float]] = defaultdict(list)
+    spread: dict[str, list[float]] = defaultdict(list)  # effective sample size over boards, per turn
     for path in args.games:
-        turns = replay(path, engine, args.cap, args.depth, rng, scores)
+        turns = replay(path, engine, args.cap, args.depth, rng, scores, spread)
         print(f"{path.name}: {turns} turns", flush=True)
     engine.close()
     for name in sorted(scores):
         a = np.array(scores[name])
         half = 1.96 * a.std(ddof=1) / np.sqrt(len(a)) if len(a) > 1 else float("nan")
         print(f"{name:>32}: n={len(a):4d} mean log(N P(truth)) {a.mean():+.3f} (95 % CI +-{half:.3f})")
+    for name in sorted(spread):
+        a = np.array(spread[name])
+        low = np.quantile(a, 0.1)
+        print(f"{name:>32}: effective boards / boards, median {np.median(a):.2f}, tenth {low:.2f}")
 
 
 if __name__ == "__main__":
