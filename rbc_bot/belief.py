@@ -278,13 +278,12 @@ class BeliefTracker:
                     "belief: recovery out of time (%.1f s); rebuilding instead", self.recovery_seconds
                 )
                 break
-            rows = recovered
+            rows, weights = recovered, np.zeros(len(recovered))  # recovered boards carry no history: alike
         if len(rows) == 0:
             self.stats.stashes_exhausted += 1
             rows = self._rebuild(previous, observation)
-        # boards recovered or rebuilt (the observation left none live) carry no history: alike
-        self.log_weights = weights if len(weights) == len(rows) else np.zeros(len(rows))
-        self.rows = rows
+            weights = np.zeros(len(rows))  # nor do rebuilt ones
+        self.rows, self.log_weights = rows, weights
         self._advance(observation)
 
     def _advance(self, observation: Observation) -> None:

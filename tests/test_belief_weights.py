@@ -3,9 +3,15 @@ opponent, from its parents, through every observation of the tracker."""
 
 from __future__ import annotations
 
+import random
+
 import chess
 import numpy as np
 import pytest
+from belief_helpers import Observer
+from reconchess import LocalGame
+from reconchess.bots.random_bot import RandomBot
+from reconchess.play import play_turn
 
 from rbc_bot.belief import BeliefTracker
 from rbc_bot.belief_rows import encode
@@ -134,3 +140,33 @@ def test_the_bot_hands_the_sense_and_the_move_its_weights_at_their_power() -> No
         bot.close()
     with pytest.raises(ValueError, match=r"move\.prior_power"):
         load_config(None, ["move.prior_power=-1"])
+
+
+class WeighingObserver(Observer):
+    """The belief tests' observer with the carried weights on: besides the truth, each observation
+    leaves one weight per live board."""
+
+    def handle_game_start(self, color: chess.Color, board: chess.Board, opponent_name: str) -> None:
+        super().handle_game_start(color, board, opponent_name)
+        self.tracker.carry_weights = True
+
+    def check(self) -> None:
+        super().check()
+        assert len(self.tracker.log_weights) == self.tracker.live_size
+        assert np.isfinite(self.tracker.log_weights).all()
+
+
+def test_weights_follow_samplings_and_recoveries_of_a_real_game() -> None:
+    """A small cap against RandomBot samples and recovers often: the truth stays live or stashed (the
+    observer's check) and the weights stay one per live board, the recovered ones alike."""
+    random.seed(3)
+    game = LocalGame(seconds_per_player=None, full_turn_limit=30)
+    observer = WeighingObserver(game, cap=8, seed=3)
+    players = {chess.WHITE: observer, chess.BLACK: RandomBot()}
+    for side, player in players.items():
+        player.handle_game_start(side, game.board.copy(), "opponent")
+    game.start()
+    while not game.is_over():
+        play_turn(game, players[game.turn], end_turn_last=False)
+    assert observer.checks > 20
+    assert observer.tracker.stats.samplings > 0 and observer.tracker.stats.recoveries > 0
