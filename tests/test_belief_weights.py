@@ -160,7 +160,7 @@ def test_weights_follow_samplings_and_recoveries_of_a_real_game() -> None:
     """A small cap against RandomBot samples and recovers often: the truth stays live or stashed (the
     observer's check) and the weights stay one per live board, the recovered ones alike."""
     random.seed(3)
-    game = LocalGame(seconds_per_player=None, full_turn_limit=30)
+    game = LocalGame(seconds_per_player=None, full_turn_limit=15)
     observer = WeighingObserver(game, cap=8, seed=3)
     players = {chess.WHITE: observer, chess.BLACK: RandomBot()}
     for side, player in players.items():
