@@ -118,8 +118,39 @@ def uniform(boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> 
     return [boards[i] for i in sorted(pick)]
 
 
+def by_odds(
+    boards: Sequence[chess.Board], odds: np.ndarray, k: int, rng: np.random.Generator
+) -> list[chess.Board]:
+    """``k`` of ``boards`` without replacement, each board's chance to come next its share of the
+    ``odds`` (positive) among those left (Gumbel top-k), in their order."""
+    keys = np.log(np.asarray(odds, dtype=np.float64)) + rng.gumbel(size=len(boards))
+    return [boards[i] for i in sorted(np.argsort(-keys)[:k].tolist())]
+
+
 Draw = Callable[[Sequence[chess.Board], int, np.random.Generator], list[chess.Board]]
-"""How ``k`` boards are drawn from a tier: :func:`uniform`, or by how likely each is (rbc_bot.likely)."""
+"""How ``k`` boards are drawn from a tier: :func:`uniform`, by how likely each is (rbc_bot.likely), or
+by the belief's carried weights (:class:`PriorDraw`)."""
+
+
+class PriorDraw:
+    """Draws ``k`` of a tier's boards by ``prior`` (each board's weight, rbc_bot.belief_weights) rather
+    than uniformly. Why: weights this uneven, multiplied into the mean of a uniform sample, leave it
+    resting on a few dozen boards; drawn by them, the sample holds the likely boards and each scored
+    board counts alike. Each board's weight is asked once (the belief encodes it to find it), however
+    many tiers and draws it meets."""
+
+    def __init__(self, prior: Callable[[Sequence[chess.Board]], np.ndarray]) -> None:
+        self.prior = prior
+        self.known: dict[int, float] = {}  # by id: the move's boards live through its whole choice
+
+    def __call__(self, boards: Sequence[chess.Board], k: int, rng: np.random.Generator) -> list[chess.Board]:
+        if k >= len(boards):
+            return uniform(boards, k, rng)
+        new = [board for board in boards if id(board) not in self.known]
+        if new:
+            self.known.update(zip(map(id, new), self.prior(new).tolist(), strict=True))
+        odds = np.array([self.known[id(board)] for board in boards])
+        return by_odds(boards, np.maximum(odds, 1e-300), k, rng)
 
 
 def tier_sizes(room: int, first: Sequence[tuple[int, float]], rest: int) -> tuple[list[int], int]:

@@ -77,6 +77,7 @@ class MoveConfig:
     # our best candidate does there, the likelier) in the means of the averaging aggregates (not "min")
     likely_table: Literal["fifths", "tenths"] = "fifths"  # those weights by fifth or by tenth of the ranks
     prior_power: float = 1.0  # with belief.carry_weights: its weights raised to this power (0: ignored)
+    prior_draw: bool = False  # ... draw the calm boards by them instead of weighing the means by them
     weigh_represented: bool = False  # ... and by the believed boards each scored board stands for: the
     # boards where our king is attacked are all scored, so alone they can fill much of the sample
     top_k: int = 3  # Stockfish's top moves per board that become candidates

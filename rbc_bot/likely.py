@@ -18,7 +18,7 @@ from collections.abc import Sequence
 import chess
 import numpy as np
 
-from rbc_bot.board_sample import uniform
+from rbc_bot.board_sample import by_odds, uniform
 from rbc_bot.scorer import Scorer
 
 FIFTH_WEIGHTS = np.array([3.25, 0.8, 0.5, 0.3, 0.15])
@@ -83,5 +83,4 @@ class LikelyDraw:
         if self.tier is not boards:  # scored once per tier, however many draws follow
             self.tier, self.pool = boards, uniform(boards, self.pool_size, rng)
             self.weights = board_weights(self.pool, self.scorer, self.budget_seconds)
-        keys = np.log(self.weights) + rng.gumbel(size=len(self.pool))
-        return [self.pool[i] for i in sorted(np.argsort(-keys)[:k].tolist())]
+        return by_odds(self.pool, self.weights, k, rng)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import chess
 import numpy as np
 
-from rbc_bot.board_sample import Draw, Tiers, uniform
+from rbc_bot.board_sample import Draw, PriorDraw, Tiers, uniform
 from rbc_bot.config import MoveConfig
 from rbc_bot.likely import WEIGHT_TABLES, LikelyDraw, best_candidate_weights
 from rbc_bot.playout import play_out
@@ -89,8 +89,8 @@ def choose_move(
     ``move_bonuses`` (centipawns on every board, e.g. the opening plan) also make their moves candidates,
     and with a ``progress_bonus`` and ``config.progress_pushes`` so do our pawn pushes: in a won ending
     the engine proposes the moves that keep every board won, and the push the 100-ply rule needs may be
-    none of them. ``prior`` weighs the scored boards in the averages besides the config's weights (the
-    belief's carried weights, rbc_bot.belief_weights)."""
+    none of them. ``prior`` (the belief's carried weights, rbc_bot.belief_weights) weighs the scored
+    boards in the averages besides the config's weights, or with ``config.prior_draw`` draws them."""
     started = time.perf_counter()
     legal = set(move_actions)
     if not boards:
@@ -108,7 +108,7 @@ def choose_move(
             raid = capture
 
     tiers = Tiers.of(boards, config.threat_share > 0, config.queen_share > 0)
-    draw = calm_draw(scorer, config, budget_seconds)
+    draw = calm_draw(scorer, config, budget_seconds, prior)
     candidates = propose(tiers, len(boards), legal, captures, scorer, config, budget_seconds, rng, draw)
     bonuses = move_bonuses or {}
     candidates += [m for m, b in bonuses.items() if b > 0 and m not in candidates]
@@ -143,7 +143,7 @@ def choose_move(
         widening = Widening(tiers, candidates, config, scorer, rng, draw, progress_bonus, bonuses)
         scored_boards, represented, scores = widening.widen(scored_boards, represented, scores, depth, left)
     weights = move_weights(scored_boards, scores, config, represented)
-    if prior is not None and len(scored_boards):
+    if prior is not None and not config.prior_draw and len(scored_boards):
         weights = prior(scored_boards) * (1.0 if weights is None else weights)
     ranked = rank(candidates, scores, config, weights, represented)
     if look_share:
@@ -189,8 +189,11 @@ def move_weights(
     return weights
 
 
-def calm_draw(scorer: Scorer, config: MoveConfig, budget_seconds: float) -> Draw:
-    """How the calm boards are drawn when not all fit: by how likely each is with ``likely_pool``."""
+def calm_draw(scorer: Scorer, config: MoveConfig, budget_seconds: float, prior: BoardPrior | None) -> Draw:
+    """How the calm boards are drawn when not all fit: by the belief's carried weights (``prior``) with
+    ``prior_draw``, by how likely each is with ``likely_pool``, else uniformly."""
+    if prior is not None and config.prior_draw:
+        return PriorDraw(prior)
     if not config.likely_pool:
         return uniform
     return LikelyDraw(scorer, config.likely_pool, config.likely_pool_share * budget_seconds)

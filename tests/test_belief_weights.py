@@ -4,6 +4,7 @@ opponent, from its parents, through every observation of the tracker."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import chess
 import numpy as np
@@ -12,14 +13,19 @@ from belief_helpers import Observer
 from reconchess import LocalGame
 from reconchess.bots.random_bot import RandomBot
 from reconchess.play import play_turn
+from reconchess.utilities import move_actions
 
 from rbc_bot.belief import BeliefTracker
 from rbc_bot.belief_rows import encode
 from rbc_bot.belief_weights import expand_weighted, normalized, opponent_moves
+from rbc_bot.board_sample import PriorDraw, by_odds, uniform
 from rbc_bot.bot import RbcBot
-from rbc_bot.config import BeliefConfig, load_config
+from rbc_bot.config import BeliefConfig, EngineConfig, MoveConfig, load_config
+from rbc_bot.engine import EnginePool
 from rbc_bot.expand_fast import expand
+from rbc_bot.move import choose_move
 from rbc_bot.rules import sense_window
+from rbc_bot.scorer import Scorer
 
 
 def moves_with_pass(board: chess.Board) -> int:
@@ -170,3 +176,58 @@ def test_weights_follow_samplings_and_recoveries_of_a_real_game() -> None:
         play_turn(game, players[game.turn], end_turn_last=False)
     assert observer.checks > 20
     assert observer.tracker.stats.samplings > 0 and observer.tracker.stats.recoveries > 0
+
+
+class CountingPrior:
+    """A prior of 9 for the boards without White's queen and 1 for the others, counting the boards it
+    is asked about."""
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def __call__(self, boards: Sequence[chess.Board]) -> np.ndarray:
+        self.asked += len(boards)
+        return np.array([1.0 if board.pieces(chess.QUEEN, chess.WHITE) else 9.0 for board in boards])
+
+
+def queenless_among_level() -> list[chess.Board]:
+    """40 boards where White (to move) has lost its queen among 160 where it has not, each its own object."""
+    down = chess.Board()
+    down.remove_piece_at(chess.D1)
+    return [down.copy() for _ in range(40)] + [chess.Board() for _ in range(160)]
+
+
+def test_the_prior_draw_takes_the_heavier_boards_more_often_and_asks_each_weight_once() -> None:
+    """Odds 9 against 1: a uniform draw of 20 of the 200 boards takes about 4 queenless ones, this one
+    about 10 (without replacement, so fewer than the odds' 14); the prior is asked once per board
+    however many draws follow, and a draw of every board is every board."""
+    boards, prior = queenless_among_level(), CountingPrior()
+    draw = PriorDraw(prior)
+    drawn = [draw(boards, 20, np.random.default_rng(seed)) for seed in range(5)]
+    assert prior.asked == 200 and all(len(sample) == 20 for sample in drawn)
+    assert draw(boards, 200, np.random.default_rng(0)) == boards
+    queenless = [sum(not b.pieces(chess.QUEEN, chess.WHITE) for b in sample) for sample in drawn]
+    uniform_counts = [
+        sum(not b.pieces(chess.QUEEN, chess.WHITE) for b in uniform(boards, 20, np.random.default_rng(s)))
+        for s in range(5)
+    ]
+    assert sum(queenless) >= 35 and sum(uniform_counts) <= 30, (queenless, uniform_counts)
+    assert by_odds(boards, np.ones(200), 200, np.random.default_rng(0)) == boards  # all, in order
+
+
+def test_the_move_draws_its_boards_by_the_prior_or_weighs_its_means_by_it() -> None:
+    """``move.prior_draw``: with 200 boards and room for 20, the prior weighs the whole calm tier
+    before the draw (and not the 20 scored boards' means afterwards); without it, only the 20 scored
+    boards are weighed. Real Stockfish at 200 nodes a search; the move is legal either way."""
+    legal = move_actions(chess.Board())
+    asked = {}
+    for prior_draw in (False, True):
+        prior = CountingPrior()
+        config = MoveConfig(max_boards=20, min_boards=20, prior_draw=prior_draw)
+        with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
+            scorer = Scorer(pool, EngineConfig(nodes=200))
+            boards = queenless_among_level()
+            decision = choose_move(boards, legal, scorer, config, 30.0, np.random.default_rng(0), prior=prior)
+        assert decision.move in legal and decision.boards_scored == 20
+        asked[prior_draw] = prior.asked
+    assert asked == {False: 20, True: 200}
