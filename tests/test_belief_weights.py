@@ -199,7 +199,7 @@ def queenless_among_level() -> list[chess.Board]:
 
 def test_the_prior_draw_takes_the_heavier_boards_more_often_and_asks_each_weight_once() -> None:
     """Odds 9 against 1: a uniform draw of 20 of the 200 boards takes about 4 queenless ones, this one
-    about 10 (without replacement, so fewer than the odds' 14); the prior is asked once per board
+    about 13 (without replacement, a little fewer than the odds' 14); the prior is asked once per board
     however many draws follow, and a draw of every board is every board."""
     boards, prior = queenless_among_level(), CountingPrior()
     draw = PriorDraw(prior)
@@ -211,7 +211,7 @@ def test_the_prior_draw_takes_the_heavier_boards_more_often_and_asks_each_weight
         sum(not b.pieces(chess.QUEEN, chess.WHITE) for b in uniform(boards, 20, np.random.default_rng(s)))
         for s in range(5)
     ]
-    assert sum(queenless) >= 35 and sum(uniform_counts) <= 30, (queenless, uniform_counts)
+    assert sum(queenless) >= 50 and sum(uniform_counts) <= 30, (queenless, uniform_counts)
     assert by_odds(boards, np.ones(200), 200, np.random.default_rng(0)) == boards  # all, in order
 
 
