@@ -26,6 +26,7 @@ from rbc_bot.expand_fast import expand
 from rbc_bot.move import choose_move
 from rbc_bot.rules import sense_window
 from rbc_bot.scorer import Scorer
+from tests.test_likely import queen_down_among_level
 
 
 def moves_with_pass(board: chess.Board) -> int:
@@ -190,27 +191,24 @@ class CountingPrior:
         return np.array([1.0 if board.pieces(chess.QUEEN, chess.WHITE) else 9.0 for board in boards])
 
 
-def queenless_among_level() -> list[chess.Board]:
-    """40 boards where White (to move) has lost its queen among 160 where it has not, each its own object."""
-    down = chess.Board()
-    down.remove_piece_at(chess.D1)
-    return [down.copy() for _ in range(40)] + [chess.Board() for _ in range(160)]
+def queen_down_copies() -> tuple[chess.Board, list[chess.Board]]:
+    """tests/test_likely's 40 queenless boards among 160 level ones, each its own object (the prior
+    draw tells boards apart by identity), and the queenless board."""
+    _, down, boards = queen_down_among_level()
+    return down, [board.copy() for board in boards]
 
 
 def test_the_prior_draw_takes_the_heavier_boards_more_often_and_asks_each_weight_once() -> None:
     """Odds 9 against 1: a uniform draw of 20 of the 200 boards takes about 4 queenless ones, this one
     about 13 (without replacement, a little fewer than the odds' 14); the prior is asked once per board
     however many draws follow, and a draw of every board is every board."""
-    boards, prior = queenless_among_level(), CountingPrior()
+    (down, boards), prior = queen_down_copies(), CountingPrior()
     draw = PriorDraw(prior)
     drawn = [draw(boards, 20, np.random.default_rng(seed)) for seed in range(5)]
     assert prior.asked == 200 and all(len(sample) == 20 for sample in drawn)
     assert draw(boards, 200, np.random.default_rng(0)) == boards
-    queenless = [sum(not b.pieces(chess.QUEEN, chess.WHITE) for b in sample) for sample in drawn]
-    uniform_counts = [
-        sum(not b.pieces(chess.QUEEN, chess.WHITE) for b in uniform(boards, 20, np.random.default_rng(s)))
-        for s in range(5)
-    ]
+    queenless = [sample.count(down) for sample in drawn]
+    uniform_counts = [uniform(boards, 20, np.random.default_rng(s)).count(down) for s in range(5)]
     assert sum(queenless) >= 50 and sum(uniform_counts) <= 30, (queenless, uniform_counts)
     assert by_odds(boards, np.ones(200), 200, np.random.default_rng(0)) == boards  # all, in order
 
@@ -226,7 +224,7 @@ def test_the_move_draws_its_boards_by_the_prior_or_weighs_its_means_by_it() -> N
         config = MoveConfig(max_boards=20, min_boards=20, prior_draw=prior_draw)
         with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
             scorer = Scorer(pool, EngineConfig(nodes=200))
-            boards = queenless_among_level()
+            _, boards = queen_down_copies()
             decision = choose_move(boards, legal, scorer, config, 30.0, np.random.default_rng(0), prior=prior)
         assert decision.move in legal and decision.boards_scored == 20
         asked[prior_draw] = prior.asked
