@@ -9,7 +9,6 @@ the pass).
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import random
 import time
@@ -27,13 +26,14 @@ from rbc_bot.belief_rows import decode
 from rbc_bot.clock import Clock, TurnBudget, panic_move_config
 from rbc_bot.config import BotConfig
 from rbc_bot.engine import EnginePool
-from rbc_bot.move import MoveDecision, choose_move
+from rbc_bot.move import choose_move
 from rbc_bot.notation import square_name
 from rbc_bot.opening import opening_bonuses
 from rbc_bot.passive import PassiveWatch
 from rbc_bot.raid import guard_for_turn, king_capture
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense_rules import SenseInputs, SenseRules
+from rbc_bot.turn_log import TurnLog, move_fields
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +88,7 @@ class RbcBot(Player):
 
     def __init__(self, config: BotConfig | None = None, turn_log_path: str | Path | None = None) -> None:
         self.config = config or BotConfig()
-        self.turn_log_path = Path(turn_log_path) if turn_log_path else None
+        self.turn_log = TurnLog(turn_log_path)
         self.errors = 0
         self.engine: EnginePool | None = None
         self.color: chess.Color = chess.WHITE
@@ -101,7 +101,6 @@ class RbcBot(Player):
         self._futile: chess.Move | None = None  # last turn's request that was not played as asked
         self._last_mean = 0.0  # mean and worst centipawns of the last move chosen
         self._last_worst = 0.0
-        self._record: dict[str, Any] = {}
         self._sense_square: int | None = None
         self._budget: TurnBudget | None = None
         self._seconds_at_sense = 0.0
@@ -121,16 +120,14 @@ class RbcBot(Player):
         self.passive = PassiveWatch(color)
         random.seed(self.config.belief.seed)
         self._start_engine()
-        if self.turn_log_path is not None:
-            self.turn_log_path.parent.mkdir(parents=True, exist_ok=True)
-            self.turn_log_path.write_text("")
+        self.turn_log.start_game()
         log.info("game start: %s vs %s; engine %s", chess.COLOR_NAMES[color], opponent_name,
                  self.engine.name if self.engine else "none (material scoring)")  # fmt: skip
 
     @guarded(_no_action)
     def handle_opponent_move_result(self, captured_my_piece: bool, capture_square: int | None) -> None:
         self.turn += 1
-        self._record = {"turn": self.turn, "color": chess.COLOR_NAMES[self.color], "belief": {}}
+        self.turn_log.start_turn(self.turn, self.color)
         self._turn_started = time.perf_counter()
         self._turn_seconds = None
         recoveries = self.tracker.recoveries
@@ -140,10 +137,10 @@ class RbcBot(Player):
             self.passive.on_opponent_move(capture_square, before)
         if capture_square is not None:
             self.plies_without_progress = 0
-        self._record["opponent_capture_square"] = square_name(capture_square)
-        self._record["belief"]["after_opponent"] = self._sizes()
-        self._record["recoveries"] = self.tracker.recoveries - recoveries
-        self._record["seconds_expand"] = round(time.perf_counter() - self._turn_started, 4)
+        self.turn_log.update(opponent_capture_square=square_name(capture_square))
+        self.turn_log.belief("after_opponent", self.tracker)
+        self.turn_log.count("recoveries", self.tracker.recoveries - recoveries)
+        self.turn_log.update(seconds_expand=round(time.perf_counter() - self._turn_started, 4))
 
     @guarded(_fallback_sense)
     def choose_sense(
@@ -164,9 +161,9 @@ class RbcBot(Player):
                            budget.sense, budget.panic, self.turn, prior)  # fmt: skip
         square, rule = rules.choose(seen)
         if rules.danger_share is not None:
-            self._record["danger_share"] = rules.danger_share
+            self.turn_log.update(danger_share=rules.danger_share)
         self._sense_square = square
-        self._record.update(
+        self.turn_log.update(
             seconds_left=round(seconds_left, 2), budget=round(budget.total, 2), panic=budget.panic,
             budget_stretch=round(self.clock.stretch(), 3),
             sense_square=square_name(square), sense_rule=rule,
@@ -180,9 +177,9 @@ class RbcBot(Player):
         recoveries = self.tracker.recoveries
         self.tracker.on_sense(self._sense_square, sense_result)
         self.passive.on_sense(self._sense_square, sense_result)
-        self._record["sense_eliminated"] = max(0, before - self.tracker.live_size)
-        self._record["belief"]["after_sense"] = self._sizes()
-        self._record["recoveries"] = self._record.get("recoveries", 0) + self.tracker.recoveries - recoveries
+        self.turn_log.update(sense_eliminated=max(0, before - self.tracker.live_size))
+        self.turn_log.belief("after_sense", self.tracker)
+        self.turn_log.count("recoveries", self.tracker.recoveries - recoveries)
 
     @guarded(_fallback_move)
     def choose_move(self, move_actions: Sequence[chess.Move], seconds_left: float) -> chess.Move | None:
@@ -214,7 +211,14 @@ class RbcBot(Player):
             best = decision.candidates[0]
             self._last_mean = best.standing if config.clipped_standing else best.mean
             self._last_worst = best.worst
-        self._record_move(decision, move, seconds_left, started, calls, restarts)
+        self.turn_log.update(
+            seconds_left_move=round(seconds_left, 2),
+            **move_fields(decision, move, self.scorer),
+            seconds_move=round(time.perf_counter() - started, 4),
+            seconds_turn=round(time.perf_counter() - self._turn_started, 4),  # all of it on our clock
+            engine_calls=(self.engine.stats.calls - calls) if self.engine else 0,
+            engine_restarts=(self.engine.stats.restarts - restarts) if self.engine else 0,
+        )
         self._move_seconds = time.perf_counter() - started
         self._turn_seconds = time.perf_counter() - self._turn_started
         return move
@@ -235,14 +239,14 @@ class RbcBot(Player):
         self.tracker.on_own_move(requested_move, taken_move, capture_square)
         self.passive.on_own_move(requested_move, taken_move, capture_square)
         self._futile = requested_move if requested_move is not None and taken_move != requested_move else None
-        self._record.update(
+        self.turn_log.update(
             taken_move=taken_move.uci() if taken_move else None, capture_square=square_name(capture_square)
         )
-        self._record["belief"]["after_move"] = self._sizes()
-        self._record["recoveries"] = self._record.get("recoveries", 0) + self.tracker.recoveries - recoveries
-        self._record["errors"] = self.errors
+        self.turn_log.belief("after_move", self.tracker)
+        self.turn_log.count("recoveries", self.tracker.recoveries - recoveries)
+        self.turn_log.update(errors=self.errors)
         self.clock.end_turn(self._budget, self._turn_seconds)
-        self._write_record()
+        self.turn_log.write()
 
     @guarded(_no_action)
     def handle_game_end(
@@ -275,14 +279,14 @@ class RbcBot(Player):
         self._futile = None
         self._seconds_at_move = None
         self._turn_started = time.perf_counter()
-        self._record = {"turn": turn, "color": chess.COLOR_NAMES[self.color], "belief": {}}
+        self.turn_log.start_turn(turn, self.color)
         if self.engine is None:
             self._start_engine()
 
     @property
     def turn_record(self) -> dict[str, Any]:
         """What the turn log will hold for the turn under way (sense rule and square, belief sizes...)."""
-        return dict(self._record)
+        return dict(self.turn_log.record)
 
     def close(self) -> None:
         """Quit the engine processes (also called at game end)."""
@@ -336,7 +340,7 @@ class RbcBot(Player):
         watched = self.passive.holds(move.passive_senses, move.passive_boards)
         if watched is None:
             return self.tracker.sample(CHOICE_SAMPLE)
-        self._record["passive_boards"] = len(watched)
+        self.turn_log.update(passive_boards=len(watched))
         return decode(watched, self.color, self.tracker.fullmove)
 
     def progress_bonus(self) -> float:
@@ -357,43 +361,3 @@ class RbcBot(Player):
         observed = seconds_left - (self._seconds_at_move - self._move_seconds)
         if observed > 0.2:
             self.clock.increment = max(self.clock.increment, round(observed * 0.9, 1))
-
-    def _sizes(self) -> list[int]:
-        return [self.tracker.live_size, self.tracker.stashed_size]
-
-    def _record_move(
-        self, decision: MoveDecision, move: chess.Move | None, seconds_left: float, started: float,
-        calls: int, restarts: int,
-    ) -> None:  # fmt: skip
-        self._record.update(
-            seconds_left_move=round(seconds_left, 2),
-            move_reason=decision.reason,
-            boards_scored=decision.boards_scored,
-            boards_widened=decision.widened,
-            evaluations=decision.evaluations,
-            depth=decision.depth,
-            threatened=decision.threatened,
-            candidates=[
-                {
-                    "move": c.move.uci() if c.move else None,
-                    "worst": round(c.worst, 1),
-                    "mean": round(c.mean, 1),
-                    "standing": round(c.standing, 1),
-                }
-                for c in decision.candidates[:12]
-            ],
-            chosen_move=move.uci() if move else None,
-            seconds_move=round(time.perf_counter() - started, 4),
-            seconds_turn=round(time.perf_counter() - self._turn_started, 4),  # all of it on our clock
-            engine_calls=(self.engine.stats.calls - calls) if self.engine else 0,
-            engine_restarts=(self.engine.stats.restarts - restarts) if self.engine else 0,
-            # what bounds the boards scored: the learned cost of a depth-1 search and the fixed cost
-            fixed_cost_ms=None if self.scorer.fixed_cost is None else round(1000 * self.scorer.fixed_cost, 3),
-            eval_cost_ms=round(1000 * self.scorer.seconds_per_eval, 4),
-        )
-
-    def _write_record(self) -> None:
-        if self.turn_log_path is None:
-            return
-        with self.turn_log_path.open("a") as handle:
-            handle.write(json.dumps(self._record) + "\n")
