@@ -116,6 +116,9 @@ class MoveConfig:
     # expected score p on a board becomes odds + (1 - odds) p
     king_exposure_cp: float = 0.0  # centipawns off each scored board where, after our move, the
     # opponent could check our king with a quiet move: the mirror of the bonus above (0: off)
+    probe_cp: float = 0.0  # centipawns on every board for a move whose answer (the move taken, the
+    # capture square) is expected to rule out 1,000 of the boards the move is chosen on (a sample of at
+    # most 3,000), in proportion (rbc_bot.probing; 0: off)
     score_curve: Literal["logistic", "measured"] = "logistic"  # centipawns to expected score: 400 cp
     # for 10:1 odds, or our measured score against StrangeFish (flat near level, steep past +-400 cp)
     clipped_standing: bool = False  # judge how well we stand (the progress bonus, the king hunt) on the
@@ -276,6 +279,7 @@ def validate(config: BotConfig) -> None:
         (config.move.quiet_check_bonus >= 0, "move.quiet_check_bonus must be >= 0"),
         (0.0 <= config.move.quiet_check_odds < 1.0, "move.quiet_check_odds must be in [0, 1)"),
         (config.move.king_exposure_cp >= 0, "move.king_exposure_cp must be >= 0"),
+        (config.move.probe_cp >= 0, "move.probe_cp must be >= 0"),
         (0.0 <= config.move.threat_share <= 1.0, "move.threat_share must be in [0, 1]"),
         (0.0 <= config.move.queen_share <= 1.0, "move.queen_share must be in [0, 1]"),
         (

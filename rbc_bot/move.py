@@ -23,6 +23,7 @@ from rbc_bot.board_sample import Draw, PriorDraw, Tiers, uniform
 from rbc_bot.config import MoveConfig
 from rbc_bot.likely import WEIGHT_TABLES, LikelyDraw, best_candidate_weights
 from rbc_bot.playout import play_out
+from rbc_bot.probing import probe_bonuses
 from rbc_bot.raid import SAFETY_SAMPLE, exposes_king, king_captures
 from rbc_bot.ranking import (
     Candidate,
@@ -137,6 +138,10 @@ def choose_move(
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
+    if config.probe_cp:  # paid on every board, as the opening plan's bonuses, here and in what follows
+        probes = probe_bonuses(candidates, played.outcomes, represented, len(boards), config.probe_cp)
+        scores += np.array([probes[m] for m in candidates])[:, None]
+        bonuses = {m: bonuses.get(m, 0.0) + probes[m] for m in candidates}
     first_sample = len(scored_boards)
     if config.fill_breadth and len(scored_boards) < len(boards):
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85 * (1 - look_share)

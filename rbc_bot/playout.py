@@ -13,6 +13,7 @@ import numpy as np
 from rbc_bot.board_sample import check_threat
 from rbc_bot.config import MoveConfig
 from rbc_bot.engine import KING_CAPTURE_SCORE
+from rbc_bot.probing import outcome_code
 from rbc_bot.ranking import with_check_odds
 from rbc_bot.rules import revise
 
@@ -37,6 +38,7 @@ class PlayedOut:
     fixed: np.ndarray
     bonus: np.ndarray
     checks: np.ndarray  # the cells where the candidate is a quiet check that ``check_odds`` values
+    outcomes: np.ndarray  # each cell's answer to the request (rbc_bot.probing.outcome_code)
     check_odds: float = 0.0
 
     def scores(self, child_scores: np.ndarray) -> np.ndarray:
@@ -69,11 +71,13 @@ def play_out(
     fixed = np.full((len(candidates), len(boards)), np.nan)
     bonus = np.zeros((len(candidates), len(boards)))
     checks = np.zeros((len(candidates), len(boards)), dtype=bool)
+    outcomes = np.zeros((len(candidates), len(boards)), dtype=np.int64)
     exposed: list[bool] = []  # per child: the opponent could check our king quietly
     value_checks = config.quiet_check_bonus or config.quiet_check_odds
     for j, board in enumerate(boards):
         for i, candidate in enumerate(candidates):
             taken, captured = revise(board, candidate) if candidate is not None else (None, None)
+            outcomes[i, j] = outcome_code(taken, captured)
             progress = taken is not None and (
                 captured is not None or board.piece_type_at(taken.from_square) == chess.PAWN
             )
@@ -98,4 +102,4 @@ def play_out(
         bonus += checks * config.quiet_check_bonus
     if move_bonuses:
         bonus += np.array([move_bonuses.get(m, 0.0) for m in candidates])[:, None]
-    return PlayedOut(children, cell, fixed, bonus, checks, config.quiet_check_odds)
+    return PlayedOut(children, cell, fixed, bonus, checks, outcomes, config.quiet_check_odds)

@@ -167,7 +167,7 @@ def test_every_candidate_setting_plays_a_clean_game(tmp_path: Path, ours: str, c
         "move.near_tie=0.03", "move.second_look=3", "move.quiet_check_odds=0.16", "move.threat_share=0.5",
         "sense.likely_weights=true", "engine.fixed_cost_probes=1", "sense.danger_king_contact=false",
         "move.progress_pushes=true", "move.min_depth=7", "move.fill_breadth=1000", "clock.spend_target=0.9",
-        "belief.carry_weights=true", "move.prior_draw=true",
+        "belief.carry_weights=true", "move.prior_draw=true", "move.probe_cp=33",
     )  # fmt: skip
     result = play_short_game(tmp_path, "trout", ours, 30.0, 1.0, 21, caplog, settings)
     records = check_game(result, ours, caplog)
