@@ -138,16 +138,18 @@ def choose_move(
     raw_scores, depth = scorer.evaluate_deepening(played.children, depth, remaining)
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
-    if config.probe_cp:  # paid on every board, as the opening plan's bonuses, here and in what follows
+    pay = np.zeros((len(candidates), 1))  # the probes' pay: on every board, here and in what follows
+    if config.probe_cp:
         probes = probe_bonuses(candidates, played.outcomes, represented, len(boards), config.probe_cp)
-        scores += np.array([probes[m] for m in candidates])[:, None]
+        pay[:, 0] = [probes[m] for m in candidates]
+        scores = scores + pay
         bonuses = {m: bonuses.get(m, 0.0) + probes[m] for m in candidates}
     first_sample = len(scored_boards)
     if config.fill_breadth and len(scored_boards) < len(boards):
         left = max(0.0, budget_seconds - (time.perf_counter() - started)) * 0.85 * (1 - look_share)
         widening = Widening(tiers, candidates, config, scorer, rng, draw, progress_bonus, bonuses)
         scored_boards, represented, scores = widening.widen(scored_boards, represented, scores, depth, left)
-    weights = move_weights(scored_boards, scores, config, represented)
+    weights = move_weights(scored_boards, scores - pay, config, represented)  # how likely, not what pays
     if prior is not None and not config.prior_draw and len(scored_boards):
         weights = prior(scored_boards) * (1.0 if weights is None else weights)
     ranked = rank(candidates, scores, config, weights, represented)
