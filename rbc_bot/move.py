@@ -47,6 +47,7 @@ class MoveDecision:
     depth: int = 0
     threatened: int = 0  # believed boards where the opponent could check our king at once (threat_share)
     widened: int = 0  # of the boards scored, those the breadth fill added (move.fill_breadth)
+    probe_pay: dict[chess.Move | None, float] | None = None  # each candidate's pay (move.probe_cp)
 
 
 def quiet_checks(boards: Sequence[chess.Board], legal: set[chess.Move]) -> Counter[chess.Move]:
@@ -139,6 +140,7 @@ def choose_move(
     child_scores = -np.asarray(raw_scores, dtype=np.float64)  # our side
     scores = played.scores(child_scores)
     pay = np.zeros((len(candidates), 1))  # the probes' pay: on every board, here and in what follows
+    probes = None
     if config.probe_cp:
         probes = probe_bonuses(candidates, played.outcomes, represented, len(boards), config.probe_cp)
         pay[:, 0] = [probes[m] for m in candidates]
@@ -164,7 +166,7 @@ def choose_move(
         move, reason = raid, "king-capture"
     return MoveDecision(
         move, reason, ranked, len(scored_boards), len(played.children), depth, len(tiers.threatened),
-        len(scored_boards) - first_sample,
+        len(scored_boards) - first_sample, probes,
     )  # fmt: skip
 
 

@@ -71,6 +71,7 @@ def move_fields(decision: MoveDecision, move: chess.Move | None, scorer: Scorer)
                 "worst": round(c.worst, 1),
                 "mean": round(c.mean, 1),
                 "standing": round(c.standing, 1),
+                **({} if decision.probe_pay is None else {"probe_pay": round(decision.probe_pay[c.move], 1)}),
             }
             for c in decision.candidates[:SHOWN_CANDIDATES]
         ],

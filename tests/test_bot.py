@@ -172,6 +172,8 @@ def test_every_candidate_setting_plays_a_clean_game(tmp_path: Path, ours: str, c
     result = play_short_game(tmp_path, "trout", ours, 30.0, 1.0, 21, caplog, settings)
     records = check_game(result, ours, caplog)
     assert "decision" in {r["sense_rule"] for r in records}  # likely-window: tests/test_likely.py
+    assert any(r["candidates"] for r in records)
+    assert all("probe_pay" in c for r in records for c in r["candidates"])
 
 
 @pytest.mark.long

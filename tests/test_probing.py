@@ -56,7 +56,7 @@ def test_the_choice_adds_each_candidates_bonus_to_every_board() -> None:
     candidate's mean over the boards differs by exactly its bonus, reckoned here from reconchess's
     answers, and some candidate (a rook move up the a-file) earns one."""
     legal = list(BOARDS[2].pseudo_legal_moves)  # the rook's whole a-file among them
-    means = {}
+    means, pays = {}, {}
     for probe_cp in (0.0, 300.0):
         config = MoveConfig(probe_cp=probe_cp, max_boards=3, min_boards=3)
         with EnginePool(workers=1, deterministic=True, timeout=10.0) as pool:
@@ -64,11 +64,13 @@ def test_the_choice_adds_each_candidates_bonus_to_every_board() -> None:
             decision = choose_move(BOARDS, legal, scorer, config, 30.0, np.random.default_rng(0))
         assert decision.boards_scored == 3
         means[probe_cp] = {c.move: c.mean for c in decision.candidates}
+        pays[probe_cp] = decision.probe_pay
     assert means[0.0].keys() == means[300.0].keys()
     expected = {
         move: 300.0 * (1 - sum(p**2 for p in answer_shares(BOARDS, move))) * len(BOARDS) / 1_000
         for move in means[0.0]
     }
     gained = {move: means[300.0][move] - means[0.0][move] for move in means[0.0]}
-    assert gained == pytest.approx(expected)
+    assert gained == pytest.approx(expected) and pays[300.0] == pytest.approx(expected)
+    assert pays[0.0] is None  # off: nothing reckoned, nothing logged
     assert max(expected.values()) > 0, expected
