@@ -92,7 +92,9 @@ def choose_move(
     and with a ``progress_bonus`` and ``config.progress_pushes`` so do our pawn pushes: in a won ending
     the engine proposes the moves that keep every board won, and the push the 100-ply rule needs may be
     none of them. ``prior`` (the belief's carried weights, rbc_bot.belief_weights) weighs the scored
-    boards in the averages besides the config's weights, or with ``config.prior_draw`` draws them."""
+    boards in the averages besides the config's weights, or with ``config.prior_draw`` draws them.
+    ``config.probe_cp`` pays each candidate for the believed boards its answer would rule out
+    (rbc_bot.probing)."""
     started = time.perf_counter()
     legal = set(move_actions)
     if not boards:
