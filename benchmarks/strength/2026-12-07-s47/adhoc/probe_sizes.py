@@ -23,12 +23,11 @@ import numpy as np
 from reconchess import Turn
 
 from rbc_bot.belief import BeliefTracker
+from rbc_bot.bot import CHOICE_SAMPLE  # the move sees this many believed boards at most
 from rbc_bot.probing import outcome_code, probe_bonuses
 from rbc_bot.replay.load import load_game
 from rbc_bot.replay.resim import resimulate
 from rbc_bot.rules import revise
-
-CHOICE_SAMPLE = 3_000  # as rbc_bot.bot: the move sees this many believed boards at most
 
 
 def turn_candidates(log_path: Path) -> dict[int, list[chess.Move | None]]:
