@@ -60,11 +60,12 @@ def report(run: Path, arm: str | None) -> str:
         + f"; median belief from turn 10: {statistics.median(late or [0]):.0f}"
     ]
     for name in BAND_NAMES:
-        if best_pay[name]:
+        pays, chosen, took = best_pay[name], chosen_pay[name], took_best[name]
+        if pays:
             lines.append(
-                f"  {name}: {len(best_pay[name])} turns, best pay median {statistics.median(best_pay[name]):.1f} cp, "
-                f"chosen median {statistics.median(chosen_pay[name]):.1f} cp; chosen = best on "
-                f"{sum(took_best[name])} of {len(took_best[name])} turns with a best pay >= {LARGE_PAY:.0f} cp"
+                f"  {name}: {len(pays)} turns, best pay median {statistics.median(pays):.1f} cp, "
+                f"chosen median {statistics.median(chosen):.1f} cp; chosen = best on "
+                f"{sum(took)} of {len(took)} turns with a best pay >= {LARGE_PAY:.0f} cp"
             )
     return "\n".join(lines)
 
