@@ -11,7 +11,8 @@ by the boards its sense is expected to remove, the truth drawn uniformly); per s
 the chosen centre was expected to keep, the share the best centre was expected to keep, and the share
 actually kept; and the same over every turn that began (after the opponent's move) with more than 1,000
 boards, where no selection on the outcome biases the share kept. Of a trial only the control arm is
-read. No engine.
+read. No engine. Last, per sense rule (from our turn log), how many of those turns it chose and on how
+many its centre was 5 points or more worse than the best.
 """
 
 from __future__ import annotations
@@ -20,10 +21,11 @@ import argparse
 import itertools
 import statistics
 import sys
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from turn_logs import arms, results
+from turn_logs import arms, our_turns, results
 
 from rbc_bot.replay.load import load_game
 from rbc_bot.replay.resim import TurnBelief, resimulate
@@ -52,13 +54,25 @@ def large_turns(path: Path) -> tuple[list[TurnBelief], list[TurnBelief]]:
     return passing, [turn for turn in turns if turn.size_after_opponent > LARGE]
 
 
+def worse_than_best(turn: TurnBelief) -> bool:
+    """Whether the chosen centre was expected to keep 5 points or more of the boards above the best."""
+    return ((turn.best_sense_expected or 0) - (turn.sense_expected or 0)) / turn.size_after_opponent >= 0.05
+
+
+def by_rule(turns: list[tuple[str, TurnBelief]]) -> str:
+    """Per sense rule: its turns, and those on which its centre was worse than the best."""
+    chose = Counter(rule for rule, _ in turns)
+    worse = Counter(rule for rule, turn in turns if worse_than_best(turn))
+    return ", ".join(f"{rule} {n} (worse {worse[rule]})" for rule, n in chose.most_common())
+
+
 def describe(turns: list[TurnBelief]) -> str:
     """The chosen and the best centre's expected share kept, the share kept, and how often each
     departs from the other."""
     chosen = [1 - (t.sense_expected or 0) / t.size_after_opponent for t in turns]
     best = [1 - (t.best_sense_expected or 0) / t.size_after_opponent for t in turns]
     kept = [t.size_after_sense / t.size_after_opponent for t in turns]
-    worse = sum(c - b >= 0.05 for c, b in zip(chosen, best, strict=True))
+    worse = sum(worse_than_best(t) for t in turns)
     unlucky = sum(k - c >= 0.1 for k, c in zip(kept, chosen, strict=True))
     return (
         f"{len(kept)} turns: the chosen centre expected to keep a median {statistics.median(chosen):.1%}, "
@@ -73,6 +87,7 @@ def main() -> None:
     parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR")
     passing: list[TurnBelief] = []
     large: list[TurnBelief] = []
+    ruled: tuple[list[tuple[str, TurnBelief]], list[tuple[str, TurnBelief]]] = ([], [])
     for run in parser.parse_args().runs:
         for arm in arms(run):
             if arm == "candidate":
@@ -83,10 +98,15 @@ def main() -> None:
                     found = large_turns(replay)
                     passing += found[0]
                     large += found[1]
+                    rules = {t["turn"]: t.get("sense_rule") or "none" for t in our_turns(run, result)}
+                    for kept, turns in zip(ruled, found, strict=True):
+                        kept += [(rules.get(t.turn + 1, "no log"), t) for t in turns]  # logs count from 1
     if not passing:
         sys.exit("sense_luck.py: error: no turn passed 1,000 boards in the games given")
     print(f"passed {LARGE}: {describe(passing)}")
     print(f"every turn from over {LARGE}: {describe(large)}")
+    print(f"by sense rule, passed {LARGE}: {by_rule(ruled[0])}")
+    print(f"by sense rule, every turn from over {LARGE}: {by_rule(ruled[1])}")
 
 
 if __name__ == "__main__":
