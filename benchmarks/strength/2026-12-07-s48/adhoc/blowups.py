@@ -21,6 +21,7 @@ import itertools
 import statistics
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,21 @@ LARGE = 1000
 FROM = 100
 
 
+def passes(before: int, now: int) -> bool:
+    """Whether a belief of ``before`` boards at our previous turn (after the sense) first passed
+    ``LARGE`` boards with ``now`` at this turn, from ``FROM``+1..``LARGE``."""
+    return FROM < before <= LARGE < now
+
+
+def default_games(runs: list[Path]) -> Iterator[tuple[Path, dict[str, Any]]]:
+    """(folder, game record) for each game of the folders: a match's every game, a trial's control
+    arm only (its candidate is not the default)."""
+    for run in runs:
+        for arm in arms(run):
+            if arm != "candidate":
+                yield from ((run, result) for result in results(run, arm))
+
+
 def transitions(turns: list[dict[str, Any]]) -> list[tuple[bool, dict[str, Any], dict[str, Any]]]:
     """(blew up, previous turn, turn) for each turn whose previous turn held FROM+1..LARGE boards."""
     out = []
@@ -40,7 +56,7 @@ def transitions(turns: list[dict[str, Any]]) -> list[tuple[bool, dict[str, Any],
         prev = before.get("belief", {}).get("after_sense", [0])[0]
         now = turn.get("belief", {}).get("after_sense", [0])[0]
         if FROM < prev <= LARGE and now and "after_move" in before["belief"]:
-            out.append((now > LARGE, before, turn))
+            out.append((passes(prev, now), before, turn))
     return out
 
 
@@ -83,20 +99,17 @@ def main() -> None:
     stayed: list[tuple[dict[str, Any], dict[str, Any]]] = []
     games, games_blown, points_blown = 0, 0, 0.0
     ahead: list[tuple[int, float]] = []  # per game: ahead-mode turns, points
-    for run in parser.parse_args().runs:
-        for arm in arms(run):
-            if arm == "candidate":
-                continue
-            for result in results(run, arm):
-                turns = our_turns(run, result)
-                found = transitions(turns)
-                ahead.append((ahead_mode_turns(turns), (1.0, 0.0, 0.5)[outcome(result)]))
-                games += 1
-                if any(up for up, _, _ in found):
-                    games_blown += 1
-                    points_blown += (1.0, 0.0, 0.5)[outcome(result)]
-                for up, before, turn in found:
-                    (blew if up else stayed).append((before, turn))
+    for run, result in default_games(parser.parse_args().runs):
+        turns = our_turns(run, result)
+        found = transitions(turns)
+        points = (1.0, 0.0, 0.5)[outcome(result)]
+        ahead.append((ahead_mode_turns(turns), points))
+        games += 1
+        if any(up for up, _, _ in found):
+            games_blown += 1
+            points_blown += points
+        for up, before, turn in found:
+            (blew if up else stayed).append((before, turn))
     print(
         f"{games} games (every folder given; of a trial only the control arm); "
         f"{games_blown} passed {LARGE} from {FROM + 1}-{LARGE} boards, scoring {points_blown:.1f}"

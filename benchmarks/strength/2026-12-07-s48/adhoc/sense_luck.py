@@ -25,18 +25,16 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from turn_logs import arms, our_turns, results
+from blowups import LARGE, default_games, passes
+from turn_logs import our_turns
 
 from rbc_bot.replay.load import load_game
 from rbc_bot.replay.resim import TurnBelief, resimulate
 
-LARGE = 1000
-FROM = 100
-
 
 def large_turns(path: Path) -> tuple[list[TurnBelief], list[TurnBelief]]:
     """Our turns of the game at ``path`` (re-simulated) whose belief after the sense first passes
-    ``LARGE`` boards from ``FROM``+1..``LARGE`` at our previous turn; and every turn that began with
+    ``LARGE`` boards (``blowups.passes``); and every turn that began with
     more than ``LARGE`` boards. Only turns with the centres' expected eliminations."""
     game = load_game(path)
     if game.our_color is None:
@@ -49,7 +47,7 @@ def large_turns(path: Path) -> tuple[list[TurnBelief], list[TurnBelief]]:
     passing = [
         turn
         for before, turn in itertools.pairwise(turns)
-        if FROM < before.size_after_sense <= LARGE < turn.size_after_sense
+        if passes(before.size_after_sense, turn.size_after_sense)
     ]
     return passing, [turn for turn in turns if turn.size_after_opponent > LARGE]
 
@@ -88,19 +86,15 @@ def main() -> None:
     passing: list[TurnBelief] = []
     large: list[TurnBelief] = []
     ruled: tuple[list[tuple[str, TurnBelief]], list[tuple[str, TurnBelief]]] = ([], [])
-    for run in parser.parse_args().runs:
-        for arm in arms(run):
-            if arm == "candidate":
-                continue
-            for result in results(run, arm):
-                replay = run / Path(result["replay"]).name
-                if replay.exists():
-                    found = large_turns(replay)
-                    passing += found[0]
-                    large += found[1]
-                    rules = {t["turn"]: t.get("sense_rule") or "none" for t in our_turns(run, result)}
-                    for kept, turns in zip(ruled, found, strict=True):
-                        kept += [(rules.get(t.turn + 1, "no log"), t) for t in turns]  # logs count from 1
+    for run, result in default_games(parser.parse_args().runs):
+        replay = run / Path(result["replay"]).name
+        if replay.exists():
+            found = large_turns(replay)
+            passing += found[0]
+            large += found[1]
+            rules = {t["turn"]: t.get("sense_rule") or "none" for t in our_turns(run, result)}
+            for kept, turns in zip(ruled, found, strict=True):
+                kept += [(rules.get(t.turn + 1, "no log"), t) for t in turns]  # logs count from 1
     if not passing:
         sys.exit("sense_luck.py: error: no turn passed 1,000 boards in the games given")
     print(f"passed {LARGE}: {describe(passing)}")
