@@ -51,6 +51,7 @@ import bisect
 import json
 import statistics
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -289,6 +290,24 @@ def scored(run: Path, arm: str | None = None) -> str:
     )
 
 
+def check_runs(runs: list[Path], program: str) -> None:
+    """Exit with one line on stderr if a folder given is not a match's or trial's (no results.jsonl)."""
+    missing = [run for run in runs if not (run / "results.jsonl").is_file()]
+    if missing:
+        sys.exit(f"{program}: error: not a match or trial folder (no results.jsonl): {missing[0]}")
+
+
+def print_arm_reports(description: str, report: Callable[[Path, str | None], str]) -> None:
+    """The command line of a script that prints ``report``'s line for each arm of each folder given."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("runs", nargs="+", type=Path, metavar="RUN_DIR", help="a match's or trial's folder")
+    runs = parser.parse_args().runs
+    check_runs(runs, parser.prog)
+    for run in runs:
+        for arm in arms(run):
+            print(report(run, arm))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Clock and reliability figures of match runs.")
     parser.add_argument(
@@ -301,9 +320,7 @@ def main() -> None:
     parser.add_argument("--belief", action="store_true", help="W-L-D by the largest belief after a sense")
     parser.add_argument("--scored", action="store_true", help="W-L-D by the share of boards scored")
     args = parser.parse_args()
-    missing = [run for run in args.runs if not (run / "results.jsonl").is_file()]
-    if missing:
-        sys.exit(f"turn_logs.py: error: not a match or trial folder (no results.jsonl): {missing[0]}")
+    check_runs(args.runs, parser.prog)
     for run in args.runs:
         for arm in arms(run):
             print(summarise(run, arm))

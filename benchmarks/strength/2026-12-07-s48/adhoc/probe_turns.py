@@ -13,14 +13,13 @@ paid where that pay was 5 cp or more.
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from turn_logs import arms, our_turns, outcome, results
+from turn_logs import our_turns, outcome, print_arm_reports, results
 
 BANDS = (100, 1000)
 BAND_NAMES = ("<=100", "101-1000", ">1000")
@@ -71,11 +70,7 @@ def report(run: Path, arm: str | None) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Where the probe pay acted in a trial's games.")
-    parser.add_argument("runs", nargs="+", type=Path, metavar="TRIAL_DIR")
-    for run in parser.parse_args().runs:
-        for arm in arms(run):
-            print(report(run, arm))
+    print_arm_reports("Where the probe pay acted in a trial's games.", report)
 
 
 if __name__ == "__main__":

@@ -14,7 +14,6 @@ against the others, with their points.
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from collections import Counter
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from turn_logs import arms, boards_kept, our_turns, outcome, results
+from turn_logs import boards_kept, our_turns, outcome, print_arm_reports, results
 
 from rbc_bot.config import SenseConfig
 
@@ -68,11 +67,7 @@ def report(run: Path, arm: str | None) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description="Where the danger rule's ahead mode could act.")
-    parser.add_argument("runs", nargs="+", type=Path, metavar="TRIAL_DIR")
-    for run in parser.parse_args().runs:
-        for arm in arms(run):
-            print(report(run, arm))
+    print_arm_reports("Where the danger rule's ahead mode could act.", report)
 
 
 if __name__ == "__main__":
