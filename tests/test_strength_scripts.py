@@ -79,6 +79,26 @@ def test_turn_logs_refuses_a_folder_without_games(tmp_path: Path) -> None:
     assert run.stderr == f"turn_logs.py: error: not a match or trial folder (no results.jsonl): {tmp_path}\n"
 
 
+def test_print_arm_reports_prints_a_report_per_arm_and_refuses_a_folder_without_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The ad hoc trial scripts' command line: one line per arm, control first, from the report given;
+    a folder that holds no games stops it with the same one line as turn_logs.py."""
+    trial = BENCHMARKS / "strength" / "2026-12-06-s42" / "t42-spend"
+
+    def games(run: Path, arm: str | None) -> str:
+        return f"{arm}: {len(turn_logs.results(run, arm))} games"
+
+    monkeypatch.setattr(sys, "argv", ["probe.py", str(trial)])
+    turn_logs.print_arm_reports("test", games)
+    assert capsys.readouterr().out == "control: 17 games\ncandidate: 18 games\n"
+    monkeypatch.setattr(sys, "argv", ["probe.py", str(trial), str(tmp_path)])
+    with pytest.raises(SystemExit) as stop:
+        turn_logs.print_arm_reports("test", games)
+    assert stop.value.code == f"probe.py: error: not a match or trial folder (no results.jsonl): {tmp_path}"
+    assert capsys.readouterr().out == ""
+
+
 def test_turn_logs_senses_counts_each_rule_and_the_boards_it_kept(tmp_path: Path) -> None:
     """Two danger senses keeping 1 of 4 and 3 of 4 boards (median 50 %), one decision sense on 200
     boards keeping 20; the first turn's single board tells nothing apart and is left out."""
