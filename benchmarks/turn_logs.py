@@ -165,10 +165,11 @@ COLLAPSE_BOARDS = 50  # ... each of them holding at most this many boards after 
 EARLY_TURNS = 12  # a raid in our first turns is an "early raid"
 
 
-def chosen_mean(turn: dict[str, Any]) -> float | None:
-    """The chosen move's mean centipawns over the scored boards, when the turn logged it."""
-    means = [c["mean"] for c in turn.get("candidates") or [] if c.get("move") == turn.get("chosen_move")]
-    return float(means[0]) if means else None
+def chosen_score(turn: dict[str, Any], field: str = "mean") -> float | None:
+    """The chosen move's centipawns over the scored boards (``field``: "mean" or "worst"), when the
+    turn logged it."""
+    scores = [c[field] for c in turn.get("candidates") or [] if c.get("move") == turn.get("chosen_move")]
+    return float(scores[0]) if scores else None
 
 
 def collapse_turn(turns: list[dict[str, Any]]) -> int | None:
@@ -177,7 +178,7 @@ def collapse_turn(turns: list[dict[str, Any]]) -> int | None:
     seen = [
         (t["turn"], mean)
         for t in turns
-        if (mean := chosen_mean(t)) is not None and t["belief"]["after_sense"][0] <= COLLAPSE_BOARDS
+        if (mean := chosen_score(t)) is not None and t["belief"]["after_sense"][0] <= COLLAPSE_BOARDS
     ]
     for i in range(len(seen) - COLLAPSE_RUN + 1):
         if all(mean <= COLLAPSE_CP for _, mean in seen[i : i + COLLAPSE_RUN]):

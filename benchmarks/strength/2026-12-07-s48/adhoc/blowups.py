@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from turn_logs import arms, our_turns, outcome, results
+from turn_logs import arms, check_runs, our_turns, outcome, results
 
 from rbc_bot.config import SenseConfig
 
@@ -99,7 +99,9 @@ def main() -> None:
     stayed: list[tuple[dict[str, Any], dict[str, Any]]] = []
     games, games_blown, points_blown = 0, 0, 0.0
     ahead: list[tuple[int, float]] = []  # per game: ahead-mode turns, points
-    for run, result in default_games(parser.parse_args().runs):
+    runs = parser.parse_args().runs
+    check_runs(runs, parser.prog)
+    for run, result in default_games(runs):
         turns = our_turns(run, result)
         found = transitions(turns)
         points = (1.0, 0.0, 0.5)[outcome(result)]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
 from blowups import LARGE, default_games, passes
-from turn_logs import our_turns
+from turn_logs import check_runs, our_turns
 
 from rbc_bot.replay.load import load_game
 from rbc_bot.replay.resim import TurnBelief, resimulate
@@ -86,7 +86,9 @@ def main() -> None:
     passing: list[TurnBelief] = []
     large: list[TurnBelief] = []
     ruled: tuple[list[tuple[str, TurnBelief]], list[tuple[str, TurnBelief]]] = ([], [])
-    for run, result in default_games(parser.parse_args().runs):
+    runs = parser.parse_args().runs
+    check_runs(runs, parser.prog)
+    for run, result in default_games(runs):
         replay = run / Path(result["replay"]).name
         if replay.exists():
             found = large_turns(replay)

@@ -21,18 +21,12 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from turn_logs import boards_kept, our_turns, outcome, print_arm_reports, results
+from turn_logs import boards_kept, chosen_score, our_turns, outcome, print_arm_reports, results
 
 from rbc_bot.config import SenseConfig
 
 LARGE = SenseConfig.danger_always_below
 AHEAD_CP = SenseConfig.danger_ahead_cp
-
-
-def chosen_worst(turn: dict[str, Any]) -> float | None:
-    """The chosen move's worst board in centipawns, when the turn logged it."""
-    worst = [c["worst"] for c in turn.get("candidates") or [] if c.get("move") == turn.get("chosen_move")]
-    return float(worst[0]) if worst else None
 
 
 def mode_turns(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -43,7 +37,7 @@ def mode_turns(turns: list[dict[str, Any]]) -> list[dict[str, Any]]:
         large = turn["belief"]["after_opponent"][0] > LARGE
         if large and last_worst >= AHEAD_CP and 0.0 < share < SenseConfig.danger_min_share:
             found.append(turn)
-        worst = chosen_worst(turn)
+        worst = chosen_score(turn, "worst")
         last_worst = last_worst if worst is None else worst
     return found
 
