@@ -214,9 +214,8 @@ def test_danger_tolerance_trades_a_rare_threat_left_mixed_for_a_smaller_belief()
 PAWN_SQUARES = (chess.D4, chess.E4, chess.D5, chess.E5)
 
 
-def test_king_square_locates_the_king_where_the_window_rule_counts_pawns() -> None:
-    """Two places for the black king times six pawn pairs on d4/e4/d5/e5: the window rule senses the
-    pawns (6 groups of 2 boards), the king hunt senses a king square (every king then known)."""
+def king_and_pawn_boards() -> list[chess.Board]:
+    """Two places for the black king (b8, g8) times six pairs of black pawns on d4/e4/d5/e5: 12 boards."""
     boards = []
     for king in (chess.B8, chess.G8):
         for pawns in ((a, b) for i, a in enumerate(PAWN_SQUARES) for b in PAWN_SQUARES[i + 1 :]):
@@ -226,6 +225,13 @@ def test_king_square_locates_the_king_where_the_window_rule_counts_pawns() -> No
             for square in pawns:
                 board.set_piece_at(square, chess.Piece(chess.PAWN, chess.BLACK))
             boards.append(board)
+    return boards
+
+
+def test_king_square_locates_the_king_where_the_window_rule_counts_pawns() -> None:
+    """Two places for the black king times six pawn pairs on d4/e4/d5/e5: the window rule senses the
+    pawns (6 groups of 2 boards), the king hunt senses a king square (every king then known)."""
+    boards = king_and_pawn_boards()
     rows = rows_of(boards)
     black_king = 12
     assert len(rows) == 12
@@ -299,3 +305,60 @@ def test_a_weighted_board_counts_as_that_many_copies_in_the_decision_values(
     assert decision_values(rows, values, how, np.ones(len(rows))) == pytest.approx(
         decision_values(rows, values, how)
     )
+
+
+def test_held_out_values_pay_a_split_only_where_alike_boards_share_a_move() -> None:
+    """On ``knight_or_f6_piece``, counted by hand. Sensing c3 leaves groups of four boards that share
+    their best move: held out, each board's three partners still choose it (worth 1.0, as in sample).
+    Sensing f6 pairs a knight board with one without: in sample each pair's best is worth 0.5, held
+    out each board gets its partner's move, wrong for it (0.0). A centre that sees neither leaves all
+    eight together: without a knight board the other seven hold four knights, so it gets the knight's
+    move, and the other way round (0.0)."""
+    rows, values = knight_or_f6_piece()
+    in_sample = dict(zip(INTERIOR, decision_values(rows, values), strict=True))
+    held_out = dict(zip(INTERIOR, decision_values(rows, values, held_out=True), strict=True))
+    for centre in INTERIOR:
+        seen = sense_window(centre)
+        if chess.C3 in seen:
+            assert (in_sample[centre], held_out[centre]) == pytest.approx((1.0, 1.0))
+        elif chess.F6 in seen:
+            assert (in_sample[centre], held_out[centre]) == pytest.approx((0.5, 0.0))
+        else:
+            assert (in_sample[centre], held_out[centre]) == pytest.approx((0.5, 0.0))
+    chosen = decision_square(rows, values, held_out=True)
+    assert chess.C3 in sense_window(chosen) and chess.F6 not in sense_window(chosen)
+
+
+def test_held_out_values_see_no_worth_in_splitting_noise() -> None:
+    """Values that owe nothing to the boards (random, 6 moves x the 12 ``king_and_pawn_boards``): in
+    sample, the centre that splits them into six pairs (the pawns) looks worth more than one that sees
+    nothing, since each pair's best move is the best of its two draws; held out, the split gains
+    nothing on average."""
+    rows = rows_of(king_and_pawn_boards())
+    pawn_centre = next(c for c in INTERIOR if set(sense_window(c)) >= set(PAWN_SQUARES))
+    blind = next(c for c in INTERIOR if not set(sense_window(c)) & {*PAWN_SQUARES, chess.B8, chess.G8})
+    gains_in_sample, gains_held_out = [], []
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        values = rng.random((6, len(rows)))
+        worth = dict(zip(INTERIOR, decision_values(rows, values), strict=True))
+        held = dict(zip(INTERIOR, decision_values(rows, values, held_out=True), strict=True))
+        gains_in_sample.append(worth[pawn_centre] - worth[blind])
+        gains_held_out.append(held[pawn_centre] - held[blind])
+    assert np.mean(gains_in_sample) > 0.1
+    assert abs(np.mean(gains_held_out)) < 0.03
+
+
+def test_held_out_values_hold_out_a_weighted_row_whole_and_refuse_the_worst_board() -> None:
+    """On ``knight_or_f6_piece`` with its first board (no knight, a pawn on f6) standing for three: a
+    sense on f6 pairs it with the knight board that has the pawn too. Held out whole, each of the two
+    gets the other's move, wrong for it (0.0); holding out one copy of three would leave two copies
+    to choose the first board's own move. Held out, the worst board is not defined."""
+    rows, values = knight_or_f6_piece()
+    weights = np.ones(len(rows))
+    weights[0] = 3.0
+    worth = dict(zip(INTERIOR, decision_values(rows, values, "mean", weights, held_out=True), strict=True))
+    f6_centre = next(c for c in INTERIOR if chess.F6 in sense_window(c) and chess.C3 not in sense_window(c))
+    assert worth[f6_centre] == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="mean only"):
+        decision_values(rows, values, "min", held_out=True)
