@@ -93,6 +93,11 @@ def outcome(result: dict[str, Any]) -> int:
     return 2 if result["winner"] is None else 0 if result["winner"] == result["a_color"] else 1
 
 
+def points(result: dict[str, Any]) -> float:
+    """Our points in one game: 1 for a win, 0.5 for a draw, 0 for a loss."""
+    return (1.0, 0.0, 0.5)[outcome(result)]
+
+
 def turn_logs(run: Path, result: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """The turn logs of one game that are still there: the run folder may have moved since it was
     played, and kept records hold only the losses' logs, in ``losses/``."""
@@ -186,12 +191,17 @@ def collapse_turn(turns: list[dict[str, Any]]) -> int | None:
     return None
 
 
+def raid_hit(turns: list[dict[str, Any]], index: int, won: bool) -> bool:
+    """Whether the king capture taken on ``turns[index]`` hit: the game ended on it, with our win."""
+    return won and index == len(turns) - 1
+
+
 def early_raid(turns: list[dict[str, Any]], won: bool) -> str | None:
     """For a game whose first king-capture raid on more than one believed board came in our first
     ``EARLY_TURNS`` turns: "hit" (it ended the game at once, with our win) or "miss"; else None."""
     for i, turn in enumerate(turns[:EARLY_TURNS]):
         if turn.get("move_reason") == "king-capture" and turn["belief"]["after_sense"][0] > 1:
-            return "hit" if won and i == len(turns) - 1 else "miss"
+            return "hit" if raid_hit(turns, i, won) else "miss"
     return None
 
 
@@ -205,13 +215,13 @@ def collapses(run: Path, arm: str | None = None) -> str:
         if not turns:
             without_logs += 1
             continue
-        points = 0.5 if result["winner"] is None else float(result["winner"] == result["a_color"])
+        scored = points(result)
         turn = collapse_turn(turns)
         span = "never" if turn is None else f"{turn // 10 * 10}-{turn // 10 * 10 + 9}"
-        spans.setdefault(span, []).append(points)
-        raid = early_raid(turns, points == 1.0)
+        spans.setdefault(span, []).append(scored)
+        raid = early_raid(turns, scored == 1.0)
         if raid:
-            raids[raid].append(points)
+            raids[raid].append(scored)
     order = sorted(spans, key=lambda s: (s == "never", int(s.split("-")[0]) if s != "never" else 0))
     parts = [f"{span}: {len(spans[span])} games {sum(spans[span]):g} pts" for span in order]
     raided = raids["hit"] + raids["miss"]

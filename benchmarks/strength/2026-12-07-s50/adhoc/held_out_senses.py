@@ -112,8 +112,8 @@ def main() -> None:
     rng = np.random.default_rng(args.seed)
     rows = []
     try:
+        bot.handle_game_start(suite[0].truth.turn, suite[0].truth.copy(), "nobody")  # its engines, once
         for position in suite:
-            bot.handle_game_start(position.truth.turn, position.truth.copy(), "nobody")
             rows.append(shortfalls(position, bot, args.draws, rng))
             figures = ", ".join(f"{name} {100 * lost:.2f}" for name, lost in rows[-1].items())
             print(f"{position.game} turn {position.turn}: {position.believed} boards; {figures}", flush=True)

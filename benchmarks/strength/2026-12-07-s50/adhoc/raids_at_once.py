@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3]))
-from turn_logs import arms, check_runs, chosen_score, our_turns, outcome, results
+from turn_logs import arms, check_runs, chosen_score, our_turns, points, raid_hit, results
 
 BELIEF_BANDS = ((2, "2-9"), (10, "10-99"), (100, "100+"))  # boards after the sense, from each floor
 STANDING = ((-1e9, "behind"), (-300.0, "level"), (300.0, "ahead"))  # the last chosen mean, from each floor
@@ -37,11 +37,10 @@ def raids(turns: list[dict[str, Any]], won: bool) -> list[tuple[str, str, bool]]
     for i, turn in enumerate(turns):
         boards = turn["belief"]["after_sense"][0]
         if turn.get("move_reason") == "king-capture" and boards > 1:
-            hit = won and i == len(turns) - 1
-            found.append((band(boards, BELIEF_BANDS), band(standing, STANDING), hit))
+            found.append((band(boards, BELIEF_BANDS), band(standing, STANDING), raid_hit(turns, i, won)))
         mean = chosen_score(turn)
         if mean is not None:
-            standing = max(-4000.0, min(4000.0, mean))
+            standing = mean
     return found
 
 
@@ -58,8 +57,8 @@ class Tally:
         self.by_belief.update(other.by_belief)
         self.by_standing.update(other.by_standing)
         self.games_after_miss.update(other.games_after_miss)
-        for name, points in other.points_after_miss.items():
-            self.points_after_miss[name] = self.points_after_miss.get(name, 0.0) + points
+        for name, scored in other.points_after_miss.items():
+            self.points_after_miss[name] = self.points_after_miss.get(name, 0.0) + scored
 
     def line(self) -> str:
         belief = self.by_belief
@@ -76,14 +75,14 @@ def tally(run: Path, arm: str | None) -> Tally:
     """The raids of one arm of a run folder."""
     counted = Tally()
     for result in results(run, arm):
-        points = (1.0, 0.0, 0.5)[outcome(result)]
-        found = raids(our_turns(run, result), outcome(result) == 0)
+        scored = points(result)
+        found = raids(our_turns(run, result), scored == 1.0)
         for belief, standing, hit in found:
             counted.by_belief[belief, hit] += 1
             counted.by_standing[standing, hit] += 1
         for standing in {standing for _, standing, hit in found if not hit}:
             counted.games_after_miss[standing] += 1
-            counted.points_after_miss[standing] = counted.points_after_miss.get(standing, 0.0) + points
+            counted.points_after_miss[standing] = counted.points_after_miss.get(standing, 0.0) + scored
     return counted
 
 
