@@ -37,8 +37,6 @@ class SenseConfig:
     decision_max_boards: int = 150  # with more believed boards than this, the window rule instead (0: never)
     decision_boards_per_point: float = 0.0  # boards a sense is expected to remove that are worth as much
     # to the decision rule as one point of expected score in the move choice (0: they only break ties)
-    decision_held_out: bool = False  # in a sample of a larger belief, judge each board by the move the rest
-    # of its group would choose (a split of the sample then pays only where alike boards share a move)
     window_sample: int = 4_000  # boards the exact 3x3-window method partitions at most
     raid_share: float = 0.3  # if a king capture works on at least this share of the boards (not all),
     # sense to tell the boards it works on from the others, before any other rule (0: off)
@@ -263,10 +261,6 @@ def validate(config: BotConfig) -> None:
         ),
         (config.sense.decision_max_boards >= 0, "sense.decision_max_boards must be >= 0"),
         (config.sense.decision_boards_per_point >= 0, "sense.decision_boards_per_point must be >= 0"),
-        (
-            not config.sense.decision_held_out or config.move.aggregate != "min",
-            "sense.decision_held_out needs an averaging move.aggregate (not min)",
-        ),
         (config.move.second_look >= 0, "move.second_look must be >= 0"),
         (0.0 < config.move.second_look_share < 1.0, "move.second_look_share must be in (0, 1)"),
         (config.move.second_look_boards >= 1, "move.second_look_boards must be >= 1"),

@@ -152,26 +152,8 @@ def _group_values(
     return sums / np.bincount(inverse, weights=weights, minlength=n_groups)
 
 
-def _held_out_values(values: np.ndarray, inverse: np.ndarray, w: np.ndarray, n_groups: int) -> np.ndarray:
-    """Each board's value (a column of ``values``) under the candidate its group's other boards would
-    choose by their weighted mean; a board alone in its group gets the candidate all the other boards
-    would choose. A row weighing more than one board is held out whole."""
-    own = values * w
-    sums = np.zeros((values.shape[0], n_groups))
-    np.add.at(sums.T, inverse, own.T)
-    in_group = sums[:, inverse] - own  # the group's sums without each board (their argmax is the mean's)
-    elsewhere = own.sum(axis=1, keepdims=True) - own
-    alone = np.bincount(inverse, weights=w, minlength=n_groups)[inverse] - w <= 1e-12
-    picks = np.where(alone, elsewhere.argmax(axis=0), in_group.argmax(axis=0))
-    return values[picks, np.arange(values.shape[1])]
-
-
 def decision_values(
-    rows: np.ndarray,
-    values: np.ndarray,
-    how: str = "mean",
-    weights: np.ndarray | None = None,
-    held_out: bool = False,
+    rows: np.ndarray, values: np.ndarray, how: str = "mean", weights: np.ndarray | None = None
 ) -> np.ndarray:
     """For each interior centre, the expected value of the move we would choose after sensing there.
 
@@ -181,20 +163,10 @@ def decision_values(
     average over groups, weighted by their sizes, of that best aggregate. A sense that removes many
     boards but leaves the choice of move unchanged is worth no more than not sensing. ``weights``: how
     many believed boards each row stands for (``attacked_first``; default one each).
-
-    With ``held_out`` (``mean`` only), each board is judged by the move the rest of its group would
-    choose: when ``rows`` sample a larger belief, a group of one or two sampled boards picks the move
-    that is best on exactly them, so a centre that splits the sample finely looks worth the most on
-    noise alone; held out, a split is worth something only where boards that look alike share a move.
     """
     w = np.ones(len(rows)) if weights is None else np.asarray(weights, dtype=np.float64)
-    if held_out and how != "mean":
-        raise ValueError("held-out decision values are defined for the mean only")
     result = []
     for inverse, counts in _window_groups(rows):
-        if held_out:
-            result.append(float((_held_out_values(values, inverse, w, len(counts)) * w).sum() / w.sum()))
-            continue
         best = _group_values(values, inverse, w, len(counts), how).max(axis=0)
         result.append(float((best * np.bincount(inverse, weights=w, minlength=len(counts))).sum() / w.sum()))
     return np.array(result)
@@ -208,7 +180,6 @@ def decision_square(
     weights: np.ndarray | None = None,
     survivors: np.ndarray | None = None,
     boards_per_point: float = 0.0,
-    held_out: bool = False,
 ) -> int:
     """The centre whose result best serves the move choice (``decision_values``); among centres within
     ``tolerance`` of the best, the one leaving the fewest boards on average.
@@ -216,9 +187,8 @@ def decision_square(
     ``survivors``: each centre's expected boards left in the whole belief (default: in ``rows``). With
     ``boards_per_point`` set, every board a centre is expected to leave costs ``1 / boards_per_point``
     of its worth: in a small belief the move choice decides, in a large one cutting it does, since a
-    belief left large stays hard to track and the sample's decision values are then least sure.
-    ``held_out``: see ``decision_values``."""
-    worth = decision_values(rows, values, how, weights, held_out)
+    belief left large stays hard to track and the sample's decision values are then least sure."""
+    worth = decision_values(rows, values, how, weights)
     left = expected_survivors(rows) if survivors is None else survivors
     if boards_per_point > 0:
         worth = worth - left / boards_per_point

@@ -188,10 +188,7 @@ class SenseRules:
         """The centre whose result best serves the move choice, from the candidates' scores on a sample
         of boards (None when the belief holds a single board: nothing to tell apart). With
         ``sense.decision_attacked_share``, boards where our king is attacked come first in the sample;
-        with ``sense.decision_boards_per_point``, each board a centre leaves counts against it; with
-        ``sense.decision_held_out``, when the sample is smaller than the belief, each sampled board is
-        judged by the move the rest of its group would choose (``rbc_bot.sense.decision_values``): a
-        sample of the whole belief is what the move selector will face, its groups as they are."""
+        with ``sense.decision_boards_per_point``, each board a centre leaves counts against it."""
         sense = self.config.sense
         weights = None
         if sense.decision_attacked_share > 0:
@@ -213,10 +210,7 @@ class SenseRules:
         how = "min" if self.config.move.aggregate == "min" else "mean"
         per_point = sense.decision_boards_per_point
         left = self.boards_left(seen.rows) if per_point > 0 else None
-        held_out = sense.decision_held_out and len(rows) < len(seen.rows)
-        return decision_square(
-            rows, values, how, weights=weights, survivors=left, boards_per_point=per_point, held_out=held_out
-        )
+        return decision_square(rows, values, how, weights=weights, survivors=left, boards_per_point=per_point)
 
     def likely_window(self, seen: SenseInputs) -> int | None:
         """The window sense on a sample of ``sense.likely_boards`` boards, the truth drawn by how likely

@@ -103,12 +103,3 @@ def test_bot_spec_rejects_a_bad_config_before_any_game() -> None:
         BotSpec("rbc_bot", ("move.nope=1",)).validate()
     with pytest.raises(BotSpecError, match="apply to rbc_bot only"):
         BotSpec("random", ("move.top_k=2",)).validate()
-
-
-def test_held_out_decision_values_need_an_averaging_move_aggregate() -> None:
-    """A held-out worst board is not defined: the decision sense judges the worst board when the move
-    does (``move.aggregate=min``), so held-out values need an averaging one."""
-    assert load_config(None, ["sense.decision_held_out=true"]).sense.decision_held_out is True
-    message = "sense.decision_held_out needs an averaging move.aggregate"
-    with pytest.raises(ValueError, match=re.escape(message)):
-        load_config(None, ["sense.decision_held_out=true", "move.aggregate=min"])

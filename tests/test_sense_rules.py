@@ -1,7 +1,6 @@
 """Which sense rule acts (the raid rule before the danger rule when asked; the decision rule only up to
 ``sense.decision_max_boards`` believed boards; the queen rule when asked) and what the decision rule weighs
-(``sense.decision_boards_per_point``) and when it holds boards out (``sense.decision_held_out``), with
-real Stockfish."""
+(``sense.decision_boards_per_point``), with real Stockfish."""
 
 from __future__ import annotations
 
@@ -13,7 +12,6 @@ import chess
 import numpy as np
 from reconchess.utilities import move_actions
 
-import rbc_bot.sense_rules
 from rbc_bot.belief import encode
 from rbc_bot.belief_rows import decode
 from rbc_bot.board_sample import our_king_attacked, our_piece_hangs, our_queen_attacked
@@ -112,28 +110,6 @@ def test_decision_rule_weighs_boards_left_when_asked() -> None:
         finally:
             bot.close()
     assert chosen_left[0] > left.min() and chosen_left[1] == left.min()
-
-
-def test_decision_rule_holds_out_boards_only_in_a_sample_of_a_larger_belief(monkeypatch: Any) -> None:
-    """20 believed boards, real Stockfish: with ``sense.decision_held_out`` the decision values are held
-    out when the rule samples 10 of them, and not when its 48 take the whole belief (the groups are
-    then what the move selector will face); without the setting, never."""
-    boards = after_each_unseen_reply()
-    rows = np.stack([encode(b) for b in boards])
-    seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, move_actions(boards[0]), 2.0, False)
-    calls: list[tuple[int, bool]] = []
-    real = rbc_bot.sense_rules.decision_square
-
-    def spy(rows: np.ndarray, values: np.ndarray, *args: Any, **kwargs: Any) -> int:
-        calls.append((len(rows), kwargs["held_out"]))
-        return real(rows, values, *args, **kwargs)
-
-    monkeypatch.setattr(rbc_bot.sense_rules, "decision_square", spy)
-    for held_out, sampled in (("true", 10), ("true", 48), ("false", 10)):
-        settings = [f"sense.decision_held_out={held_out}", f"sense.decision_boards={sampled}"]
-        square, rule = chosen_sense(boards[0], seen, ["sense.danger_first=false", *settings])
-        assert rule == "decision" and square in INTERIOR
-    assert calls == [(10, True), (20, False), (10, False)]
 
 
 def chosen_sense(board: chess.Board, seen: SenseInputs, settings: list[str]) -> tuple[int | None, str]:
