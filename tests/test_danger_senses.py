@@ -3,31 +3,15 @@ input."""
 
 from __future__ import annotations
 
-import gzip
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 import chess
-import numpy as np
 from board_sets import rare_check_boards
+from record_helpers import BENCHMARKS, write_suite
 
-from rbc_bot.belief import encode
-
-ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = ROOT / "benchmarks" / "danger_senses.py"
-sys.path.insert(0, str(SCRIPT.parent))
-import turn_screen  # noqa: E402
-
-
-def write_suite(path: Path, boards: list[chess.Board], truths: list[chess.Board]) -> None:
-    """One position per truth, each believing ``boards`` (all of them White to move)."""
-    rows = np.stack([encode(b) for b in boards])
-    with gzip.open(path, "wt") as stream:
-        for turn, truth in enumerate(truths, start=2):
-            position = turn_screen.TurnPosition("g.json", turn, truth, rows, len(boards), 100.0, 0.0, 0.0)
-            stream.write(json.dumps(position.as_dict()) + "\n")
+SCRIPT = BENCHMARKS / "danger_senses.py"
 
 
 def run(*args: str) -> subprocess.CompletedProcess[str]:
