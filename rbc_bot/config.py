@@ -107,8 +107,6 @@ class MoveConfig:
     # survives; "aggregate": never count them first, the averaging aggregate prices a lost king (0)
     king_risk_share: float = 0.0  # ("fewest") a move losing our king on less than this share of the
     # believed boards counts as losing it on none: the averaging aggregate prices it (0: always counted)
-    common_escapes: int = 0  # when our king is attacked on some boards: up to this many requests that
-    # leave it safe on more of them than every proposed candidate are proposed too (0: off)
     king_capture_share: float = 0.3  # take a king capture at once if it works on this share of boards
     king_capture_guard_value: int = 0  # ... unless a miss hangs the piece, if worth this many pawns (0: off)
     king_capture_guard_turns: int = 0  # ... the guard only in our first this many turns (0: in every turn)

@@ -24,7 +24,7 @@ from rbc_bot.config import MoveConfig
 from rbc_bot.likely import WEIGHT_TABLES, LikelyDraw, best_candidate_weights
 from rbc_bot.playout import play_out
 from rbc_bot.probing import probe_bonuses
-from rbc_bot.raid import SAFETY_SAMPLE, common_escapes, exposes_king, king_captures
+from rbc_bot.raid import SAFETY_SAMPLE, exposes_king, king_captures
 from rbc_bot.ranking import (
     Candidate,
     board_likelihoods,
@@ -227,9 +227,8 @@ def propose(
     where our queen is attacked, so its escapes are proposed, and with ``threat_share``, boards where
     the opponent could check our king at once, so the moves that parry a mate in one are proposed;
     the calm boards by ``draw``), the king captures too rare to take
-    blindly, the quiet checks (which the engine rarely proposes: it assumes the opponent sees them),
-    the pass, and with ``common_escapes`` the requests that leave our king safe on more of the sampled
-    attacked boards than any of those (``rbc_bot.raid.common_escapes``)."""
+    blindly, the quiet checks (which the engine rarely proposes: it assumes the opponent sees them)
+    and the pass."""
     k = max(8, config.max_candidates)
     from_attacked = k if not tiers.quiet else max(1, int(k * config.proposal_attacked_share))
     proposal_boards, _ = tiers.sample(
@@ -252,9 +251,6 @@ def propose(
         candidates += [m for m, _ in checks.most_common(4) if m not in candidates]
     if config.consider_pass or not candidates:
         candidates.append(None)
-    if config.common_escapes and tiers.attacked:
-        attacked = proposal_boards[: min(from_attacked, len(tiers.attacked))]
-        candidates += common_escapes(attacked, legal, candidates, config.common_escapes)
     return candidates
 
 

@@ -1,8 +1,7 @@
 """King captures: which requests capture the enemy king on how many believed boards, the share
 they work on, and whether one taken at once is safe if it misses (our king must not be capturable
-after it, and with a guard the moving piece must not hang); and the other side of it, the requests that
-leave our king safe on the boards where it is attacked. The move selector takes a raid and those
-escapes from here; the sense rules sense to tell the boards a raid works on from the others.
+after it, and with a guard the moving piece must not hang). The move selector takes a raid from here;
+the sense rules sense to tell the boards it works on from the others.
 """
 
 from __future__ import annotations
@@ -49,49 +48,6 @@ def king_capture(boards: Sequence[chess.Board], legal: set[chess.Move]) -> chess
     return captures.most_common(1)[0][0] if captures else None
 
 
-def after_request(board: chess.Board, request: chess.Move | None) -> tuple[chess.Move | None, chess.Board]:
-    """The move ``request`` becomes on ``board`` (RBC revision; None for the pass or a request that
-    cannot move) and the board after it."""
-    taken = revise(board, request)[0] if request is not None else None
-    child = board.copy(stack=False)
-    child.push(taken if taken is not None else chess.Move.null())
-    return taken, child
-
-
-def king_safe_after(board: chess.Board, request: chess.Move | None) -> bool:
-    """Whether, after ``request`` on ``board``, the opponent cannot capture our king (or it has no king
-    left to move: the request captured it)."""
-    child = after_request(board, request)[1]
-    return child.king(not board.turn) is None or not can_capture_king(child)
-
-
-def common_escapes(
-    attacked: Sequence[chess.Board],
-    legal: set[chess.Move],
-    proposed: Sequence[chess.Move | None],
-    most: int,
-) -> list[chess.Move]:
-    """Up to ``most`` legal requests that leave our king safe on more of the ``attacked`` boards (where
-    it is attacked now) than any ``proposed`` candidate does, those safe on the most first. The engine
-    proposes each board's own escapes: with a knight checking from d3 on some boards and from f3 on
-    others, it proposes the captures of each knight, each of which loses the king on the other
-    boards, and never the king step that escapes both. The move selector counts the boards where the
-    king is lost first, so the escape it was never offered is the one it would choose."""
-    if most <= 0 or len(attacked) < 2:
-        return []
-    safe: Counter[chess.Move | None] = Counter()
-    for board in attacked:
-        for request in [*legal, None]:
-            if king_safe_after(board, request):
-                safe[request] += 1
-    covered = max((safe[m] for m in proposed), default=0)
-    better = sorted(
-        (m for m in legal if safe[m] > covered and m not in proposed),
-        key=lambda m: (-safe[m], m.uci()),
-    )
-    return better[:most]
-
-
 SAFETY_SAMPLE = 300  # boards checked before a king capture is taken at once
 
 
@@ -105,8 +61,10 @@ def exposes_king(
     must not hang the queen."""
     sample = boards if len(boards) <= k else [boards[i] for i in rng.choice(len(boards), k, replace=False)]
     for board in sample:
-        taken, child = after_request(board, move)
+        taken, _ = revise(board, move)
         piece = board.piece_at(move.from_square)
+        child = board.copy(stack=False)
+        child.push(taken if taken is not None else chess.Move.null())
         if child.king(not board.turn) is None:
             continue
         if can_capture_king(child):

@@ -13,7 +13,7 @@ from reconchess.utilities import move_actions
 
 from rbc_bot.config import MoveConfig
 from rbc_bot.move import choose_move
-from rbc_bot.raid import common_escapes, exposes_king, guard_for_turn, king_capture, king_safe_after
+from rbc_bot.raid import exposes_king, guard_for_turn, king_capture
 from rbc_bot.scorer import Scorer
 
 
@@ -135,63 +135,3 @@ def test_the_king_capture_guard_can_be_kept_to_the_opening() -> None:
     assert guard_for_turn(opening_only, 13).king_capture_share == opening_only.king_capture_share
     always = MoveConfig(king_capture_guard_value=9)
     assert guard_for_turn(always, 60).king_capture_guard_value == 9
-
-
-# AttackerBot's knight rush as Black, as our turn 4 sees it (White: d4, e4, Nc3): the knight that went
-# Nc6-b4 checks from d3 on one board, the one that went Nc6-e5 from f3 on the other.
-RUSH_D3 = "r1bqkbnr/pppppppp/8/8/3PP3/2Nn4/PPP2PPP/R1BQKBNR w KQkq - 3 4"
-RUSH_F3 = "r1bqkbnr/pppppppp/8/8/3PP3/2N2n2/PPP2PPP/R1BQKBNR w KQkq - 3 4"
-
-
-def test_king_safe_after_follows_the_revised_move() -> None:
-    """c2xd3 takes the d3 knight; on the f3 board it is no move (a pawn capture onto an empty square),
-    so the check stands; Ke2 steps out of both knights' reach; a king capture leaves nothing to check."""
-    d3, f3 = boards_of(RUSH_D3, RUSH_F3)
-    cxd3, ke2 = chess.Move.from_uci("c2d3"), chess.Move.from_uci("e1e2")
-    assert king_safe_after(d3, cxd3) and not king_safe_after(f3, cxd3)
-    assert king_safe_after(d3, ke2) and king_safe_after(f3, ke2)
-    assert not king_safe_after(d3, None)
-    assert king_safe_after(chess.Board(KING_H5), chess.Move.from_uci("d1h5"))
-
-
-def test_the_escape_from_both_knights_is_proposed_when_no_candidate_has_it() -> None:
-    """The engine's escapes each take one knight and lose the king on the other board; Ke2 alone is
-    safe on both, so it is what ``common_escapes`` adds (at most ``most``; none when a proposed
-    candidate already covers as many boards, or with fewer than two attacked boards)."""
-    boards = boards_of(RUSH_D3, RUSH_F3)
-    legal = set(actions(boards))
-    captures = [chess.Move.from_uci("c2d3"), chess.Move.from_uci("g1f3"), None]
-    ke2 = chess.Move.from_uci("e1e2")
-    assert common_escapes(boards, legal, captures, 2) == [ke2]
-    assert common_escapes(boards, legal, captures, 0) == []
-    assert common_escapes(boards, legal, [*captures, ke2], 2) == []
-    assert common_escapes(boards[:1], legal, captures, 2) == []
-    # With only the d3 capture proposed, the moves safe on one board (g2xf3, Kd2 ...) do no better
-    # than it; Ke2 still comes first.
-    assert common_escapes(boards, legal, captures[:1], 1) == [ke2]
-
-
-def rush_belief() -> list[chess.Board]:
-    """The two rush boards and ten where Black's third move was a quiet one instead (no check)."""
-    boards = boards_of(RUSH_D3, RUSH_F3)
-    for knight, third in [("c6b4", "a7a6"), ("c6e5", "h7h6")]:
-        for reply in [third, "g8f6", "e7e6", "d7d6", "g7g6"]:
-            board = chess.Board()
-            for move in ["d2d4", "b8c6", "e2e4", knight, "b1c3", reply]:
-                board.push_uci(move)
-            boards.append(board)
-    return boards
-
-
-def test_the_rush_is_met_by_the_king_step_only_when_the_escapes_are_proposed(scorer: Scorer) -> None:
-    """With real Stockfish on the rush belief (two checks among twelve boards): the default's
-    candidates (each checked board's engine escapes, the calm boards' best moves) all lose the king on
-    one of the two, and it plays one; with ``common_escapes`` Ke2 is a candidate, loses it on neither,
-    and is chosen."""
-    boards = rush_belief()
-    rng = np.random.default_rng(0)
-    default = choose_move(boards, actions(boards), scorer, MoveConfig(), 2.0, rng)
-    assert not safe_everywhere(boards, default.move)
-    assert default.candidates[0].king_losses == 1
-    escaped = choose_move(boards, actions(boards), scorer, MoveConfig(common_escapes=2), 2.0, rng)
-    assert escaped.move == chess.Move.from_uci("e1e2") and escaped.candidates[0].king_losses == 0
