@@ -2,7 +2,7 @@
 several sizes, or the window sense?
 
 Usage: python benchmarks/sense_pickers.py SUITE.jsonl.gz [--samples 48 96 192] [--min-boards 151]
-       [--max-boards 400] [--positions 20] [--draws 10] [--nodes 500] [--seed 51]
+       [--max-boards 400] [--positions 20] [--draws 10] [--nodes 500] [--total-nodes 0] [--seed 51]
 
 Why: in beliefs of up to ``sense.decision_max_boards`` the decision sense scores the move's candidates
 on a sample of ``sense.decision_boards`` boards and picks the centre whose groups of sampled boards
@@ -19,9 +19,12 @@ move selector would then face) is the reference. Each picker is charged its pick
 best centre's reference worth, in points of expected score per 100 decisions: the decision sense on
 ``--draws`` uniform samples of each ``--samples`` size (its likely weights from the sample's values, as
 the rule computes them), and the window sense on the whole belief (its likely weights from the whole
-belief's values; the bot draws them from depth-1 scores of 300 boards). Prints each picker's mean and
-its paired difference from the window sense and from the smallest sample (positions as the unit) with a
-95 % CI. Node-limited: the figures do not depend on the machine's load.
+belief's values; the bot draws them from depth-1 scores of 300 boards). With ``--total-nodes``, each
+sample size N instead proposes and scores its own candidates on its sample at TOTAL // N nodes a
+search, as the bot's fixed sense budget makes a larger sample search shallower; the reference stays
+at ``--nodes`` on the whole belief. Prints each picker's mean and its paired difference from the
+window sense and from the smallest sample (positions as the unit) with a 95 % CI. Node-limited: the
+figures do not depend on the machine's load.
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ import argparse
 import statistics
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+import chess
 import numpy as np
 from reconchess.utilities import move_actions
 
@@ -48,31 +53,49 @@ from rbc_bot.stats import paired_difference
 
 BUDGET_SECONDS = 1e6  # node-limited searches: the budget only plans the depth, which nodes then replace
 WINDOW = "window"
-Picker = Callable[[np.ndarray, np.ndarray, np.random.Generator], int]  # rows, values, rng -> centre
 
 
-def decision_picker(sample: int) -> Picker:
-    """The decision sense on ``sample`` boards drawn uniformly."""
+@dataclass
+class Belief:
+    """One position's whole belief: its rows, their boards, our requests, and the candidates' expected
+    scores on every board at the reference node limit (candidates x boards)."""
 
-    def pick(rows: np.ndarray, values: np.ndarray, rng: np.random.Generator) -> int:
-        drawn = rng.choice(len(rows), size=min(sample, len(rows)), replace=False)
-        return decision_square(
-            rows[drawn], values[:, drawn], weights=best_candidate_weights(values[:, drawn])
-        )
+    rows: np.ndarray
+    boards: list[chess.Board]
+    legal: set[chess.Move]
+    values: np.ndarray
+
+
+Picker = Callable[[Belief, np.random.Generator], int]  # the belief, the rng -> centre
+
+
+def node_bot(nodes: int) -> RbcBot:
+    """A bot whose searches are single-threaded and stop at ``nodes`` nodes (its engine started)."""
+    fixed = ["engine.workers=1", "engine.deterministic=true", f"engine.nodes={nodes}"]
+    bot = RbcBot(load_config(None, fixed))
+    bot.handle_game_start(chess.WHITE, chess.Board(), "nobody")
+    return bot
+
+
+def decision_picker(sample: int, bot: RbcBot | None = None) -> Picker:
+    """The decision sense on ``sample`` boards drawn uniformly, on the reference values, or with ``bot``
+    on values of its own: its candidates proposed and scored on the sample at its node limit."""
+
+    def pick(belief: Belief, rng: np.random.Generator) -> int:
+        drawn = rng.choice(len(belief.rows), size=min(sample, len(belief.rows)), replace=False)
+        if bot is None:
+            values = belief.values[:, drawn]
+        else:
+            boards = [belief.boards[i] for i in drawn]
+            values = candidate_values(boards, belief.legal, bot.scorer, bot.config.move, BUDGET_SECONDS, rng)
+        return decision_square(belief.rows[drawn], values, weights=best_candidate_weights(values))
 
     return pick
 
 
-def likely_window(rows: np.ndarray, values: np.ndarray, rng: np.random.Generator) -> int:
+def likely_window(belief: Belief, rng: np.random.Generator) -> int:
     """The window sense on every board, each weighed by the likely weights."""
-    return window_square(rows, best_candidate_weights(values))
-
-
-def pickers(samples: list[int]) -> dict[str, tuple[Picker, bool]]:
-    """Name: (picker, whether it draws a sample, and so is picked ``--draws`` times)."""
-    chosen: dict[str, tuple[Picker, bool]] = {f"decision {n}": (decision_picker(n), True) for n in samples}
-    chosen[WINDOW] = (likely_window, False)
-    return chosen
+    return window_square(belief.rows, best_candidate_weights(belief.values))
 
 
 def shortfalls(
@@ -82,15 +105,17 @@ def shortfalls(
     draws: int,
     rng: np.random.Generator,
 ) -> dict[str, float]:
-    """Each picker's mean shortfall on one position."""
+    """Each picker's mean shortfall on one position (``draws`` picks each, or one if it draws no
+    sample)."""
     rows = position.rows
     legal = set(move_actions(position.truth))
     boards = decode(rows, position.truth.turn)
     values = candidate_values(boards, legal, bot.scorer, bot.config.move, BUDGET_SECONDS, rng)
+    belief = Belief(rows, boards, legal, values)
     reference = decision_values(rows, values, "mean", best_candidate_weights(values))
     lost = {}
     for name, (picker, drawing) in chosen.items():
-        picks = [picker(rows, values, rng) for _ in range(draws if drawing else 1)]
+        picks = [picker(belief, rng) for _ in range(draws if drawing else 1)]
         lost[name] = statistics.fmean(reference.max() - reference[INTERIOR.index(c)] for c in picks)
     return lost
 
@@ -119,13 +144,23 @@ def main() -> None:
     parser.add_argument("--max-boards", type=int, default=400, help="positions up to this many boards")
     parser.add_argument("--positions", type=int, default=20, help="positions drawn at most")
     parser.add_argument("--draws", type=int, default=10, help="samples drawn per position and picker")
-    parser.add_argument("--nodes", type=int, default=500, help="nodes a search")
+    parser.add_argument("--nodes", type=int, default=500, help="nodes a search (the reference values)")
+    parser.add_argument(
+        "--total-nodes",
+        type=int,
+        default=0,
+        help="each sample size N scores its own sample at TOTAL // N nodes a search (the same time for "
+        "every size); 0: every picker reads the reference values",
+    )
     parser.add_argument("--seed", type=int, default=51)
     args = parser.parse_args()
     if not args.suite.is_file():
         sys.exit(f"sense_pickers.py: error: no suite at {args.suite}")
-    if min(args.samples) < 1 or args.positions < 1 or args.draws < 1 or args.nodes < 1:
-        sys.exit("sense_pickers.py: error: --samples, --positions, --draws and --nodes must be positive")
+    if min(args.samples) < 1 or min(args.positions, args.draws, args.nodes) < 1 or args.total_nodes < 0:
+        sys.exit(
+            "sense_pickers.py: error: --samples, --positions, --draws and --nodes must be positive, "
+            "--total-nodes not negative"
+        )
     rng = np.random.default_rng(args.seed)
     held = [
         p
@@ -137,18 +172,24 @@ def main() -> None:
     suite = [
         held[i] for i in sorted(rng.choice(len(held), size=min(args.positions, len(held)), replace=False))
     ]
-    chosen = pickers(sorted(set(args.samples)))
-    fixed = ["engine.workers=1", "engine.deterministic=true", f"engine.nodes={args.nodes}"]
-    bot = RbcBot(load_config(None, fixed))
+    samples = sorted(set(args.samples))
+    bots: list[RbcBot] = []
     rows = []
     try:
-        bot.handle_game_start(suite[0].truth.turn, suite[0].truth.copy(), "nobody")  # its engines, once
+        bots.append(node_bot(args.nodes))
+        own = {n: node_bot(max(1, args.total_nodes // n)) for n in samples} if args.total_nodes else {}
+        bots += own.values()
+        chosen: dict[str, tuple[Picker, bool]] = {
+            f"decision {n}": (decision_picker(n, own.get(n)), True) for n in samples
+        }
+        chosen[WINDOW] = (likely_window, False)
         for position in suite:
-            rows.append(shortfalls(position, bot, chosen, args.draws, rng))
+            rows.append(shortfalls(position, bots[0], chosen, args.draws, rng))
             figures = ", ".join(f"{name} {100 * lost:.2f}" for name, lost in rows[-1].items())
             print(f"{position.game} turn {position.turn}: {position.believed} boards; {figures}", flush=True)
     finally:
-        bot.close()
+        for bot in bots:
+            bot.close()
     print("\n".join(summary(rows, (WINDOW, f"decision {min(args.samples)}"))))
 
 

@@ -39,7 +39,7 @@ def test_the_window_sense_falls_short_where_the_boards_it_cuts_do_not_change_the
     """The window sense picks the pawns' centre (two boards left, the capture a guess: with the likely
     weights, which weigh the e5 boards most, about 0.11 of a point short of the best centre's worth);
     the decision sense, its sample the whole belief, picks a centre that shows the queen (nothing
-    short)."""
+    short), on the reference values and on its own (``--total-nodes``: 3,000 nodes a search here)."""
     boards = queen_or_pawns_boards()
     suite = tmp_path / "suite.jsonl.gz"
     write_suite(suite, boards, [boards[0]])
@@ -51,6 +51,9 @@ def test_the_window_sense_falls_short_where_the_boards_it_cuts_do_not_change_the
     window = float(lines[3].split(":")[1].split(";")[0])
     assert lines[2].startswith("  decision 48: 0.00; minus window -")
     assert lines[3].startswith("  window: ") and window > 5.0
+    own = run(str(suite), "--samples", "8", "--min-boards", "2", "--draws", "2", "--total-nodes", "24000")
+    assert own.returncode == 0, own.stderr
+    assert own.stdout.splitlines()[2].startswith("  decision 8: 0.00; minus window -"), "its own values"
 
 
 def test_bad_input_is_one_line_on_stderr(tmp_path: Path) -> None:
