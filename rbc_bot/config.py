@@ -45,6 +45,7 @@ class SenseConfig:
     danger_always_below: int = 1_000  # ... or if the belief holds at most this many boards
     danger_ahead_cp: float = 300.0  # ... or if we stand this well on every board (last move's worst cp)
     danger_opening_turns: int = 0  # ... or in our first this many turns (0: never)
+    danger_unparried: bool = False  # ... or when no request keeps our king safe on every sampled board
     danger_king_contact: bool = True  # a board where only their king attacks ours counts as danger
     # (false: it does not; on our turn our king takes theirs there, so the sense is better spent
     # locating their king, as the king hunt does in king endings)

@@ -1,7 +1,8 @@
 """King captures: which requests capture the enemy king on how many believed boards, the share
 they work on, and whether one taken at once is safe if it misses (our king must not be capturable
-after it, and with a guard the moving piece must not hang). The move selector takes a raid from here;
-the sense rules sense to tell the boards it works on from the others.
+after it, and with a guard the moving piece must not hang); and on our side, whether any request keeps
+our king safe on every believed board. The move selector takes a raid from here; the sense rules
+sense to tell the boards it works on from the others, and sense a check no request parries.
 """
 
 from __future__ import annotations
@@ -48,6 +49,34 @@ def king_capture(boards: Sequence[chess.Board], legal: set[chess.Move]) -> chess
     return captures.most_common(1)[0][0] if captures else None
 
 
+def after_request(board: chess.Board, request: chess.Move | None) -> tuple[chess.Move | None, chess.Board]:
+    """The move ``request`` becomes on ``board`` (RBC revision; None for the pass or a request that
+    cannot move) and the board after it."""
+    taken = revise(board, request)[0] if request is not None else None
+    child = board.copy(stack=False)
+    child.push(taken if taken is not None else chess.Move.null())
+    return taken, child
+
+
+def king_safe_after(board: chess.Board, request: chess.Move | None) -> bool:
+    """Whether, after ``request`` on ``board``, the opponent cannot capture our king (or it has none
+    left to move: the request captured it)."""
+    child = after_request(board, request)[1]
+    return child.king(not board.turn) is None or not can_capture_king(child)
+
+
+def unparried(
+    attacked: Sequence[chess.Board], boards: Sequence[chess.Board], legal: Sequence[chess.Move]
+) -> bool:
+    """Whether every request leaves our king capturable on some board: none is safe on all the
+    ``attacked`` boards (where our king is attacked now), or each that is walks into a capture on
+    one of ``boards``. Checks from d3 on one board and f3 on another are parried only by Ke2, and on
+    two boards of a thousand a bishop on g4 takes the king there: whatever we play, the game can end
+    on the next ply, and only a sense can tell which move keeps it going."""
+    parries = [r for r in legal if all(king_safe_after(b, r) for b in attacked)]
+    return not any(all(king_safe_after(b, r) for b in boards) for r in parries)
+
+
 SAFETY_SAMPLE = 300  # boards checked before a king capture is taken at once
 
 
@@ -61,10 +90,8 @@ def exposes_king(
     must not hang the queen."""
     sample = boards if len(boards) <= k else [boards[i] for i in rng.choice(len(boards), k, replace=False)]
     for board in sample:
-        taken, _ = revise(board, move)
+        taken, child = after_request(board, move)
         piece = board.piece_at(move.from_square)
-        child = board.copy(stack=False)
-        child.push(taken if taken is not None else chess.Move.null())
         if child.king(not board.turn) is None:
             continue
         if can_capture_king(child):

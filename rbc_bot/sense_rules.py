@@ -25,7 +25,7 @@ from rbc_bot.config import BotConfig
 from rbc_bot.engine import king_capture_moves
 from rbc_bot.likely import WEIGHT_TABLES, best_candidate_weights, board_weights
 from rbc_bot.move import candidate_values
-from rbc_bot.raid import likeliest_raid
+from rbc_bot.raid import likeliest_raid, unparried
 from rbc_bot.scorer import Scorer
 from rbc_bot.sense import (
     attacked_first,
@@ -123,15 +123,31 @@ class SenseRules:
         well on every board, any threat counts: the move selector must parry a threat on any scored
         board, so an unsensed rare one would cost a move every turn. In the first
         ``sense.danger_opening_turns`` turns too: a knight rushed to a checking square in three unseen
-        moves sits on a few boards of a thousand, and the opening has little else a sense must find."""
+        moves sits on a few boards of a thousand, and the opening has little else a sense must find.
+        With ``sense.danger_unparried``, also when no request keeps our king safe on every sampled
+        board: then the move selector loses the game on some board whatever it plays."""
         sense = self.config.sense
+        rows, attacked = self.attacked_sample(seen)
         any_threat = (
             len(seen.rows) <= sense.danger_always_below
             or seen.last_worst >= sense.danger_ahead_cp
             or 0 < seen.turn <= sense.danger_opening_turns
+            or (sense.danger_unparried and self.unparried(seen, rows, attacked))
         )
         min_share = 0.0 if any_threat else sense.danger_min_share
-        return danger_square(*self.attacked_sample(seen), min_share, sense.danger_tolerance)
+        return danger_square(rows, attacked, min_share, sense.danger_tolerance)
+
+    def unparried(self, seen: SenseInputs, rows: np.ndarray, attacked: np.ndarray) -> bool:
+        """Whether our king is attacked on some of the sampled boards, on fewer than
+        ``sense.danger_min_share`` of them (a larger share is sensed anyway), and no request keeps it
+        safe on every sampled board (``rbc_bot.raid.unparried``)."""
+        n_attacked = int(attacked.sum())
+        if n_attacked == 0 or n_attacked >= self.config.sense.danger_min_share * len(rows):
+            return False
+        boards = decode(rows, seen.color)
+        return unparried(
+            [b for b, hit in zip(boards, attacked, strict=True) if hit], boards, seen.move_actions
+        )
 
     def queen(self, seen: SenseInputs) -> int | None:
         """When our queen is attacked on at least ``sense.queen_share`` of the boards but not all, the
