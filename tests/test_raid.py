@@ -13,7 +13,7 @@ from reconchess.utilities import move_actions
 
 from rbc_bot.config import MoveConfig
 from rbc_bot.move import choose_move
-from rbc_bot.raid import exposes_king, guard_for_turn, king_capture
+from rbc_bot.raid import exposes_king, guard_for_turn, king_capture, king_safe_after, unparried
 from rbc_bot.scorer import Scorer
 
 
@@ -135,3 +135,34 @@ def test_the_king_capture_guard_can_be_kept_to_the_opening() -> None:
     assert guard_for_turn(opening_only, 13).king_capture_share == opening_only.king_capture_share
     always = MoveConfig(king_capture_guard_value=9)
     assert guard_for_turn(always, 60).king_capture_guard_value == 9
+
+
+# AttackerBot's knight rush as Black, as our turn 4 sees it (White: d4, e4, Nc3): the knight that went
+# Nc6-b4 checks from d3 on one board, the one that went Nc6-e5 from f3 on another; on a third no knight
+# came, and a bishop on g4 eyes e2 through the empty f3.
+RUSH_D3 = "r1bqkbnr/pppppppp/8/8/3PP3/2Nn4/PPP2PPP/R1BQKBNR w KQkq - 3 4"
+RUSH_F3 = "r1bqkbnr/pppppppp/8/8/3PP3/2N2n2/PPP2PPP/R1BQKBNR w KQkq - 3 4"
+BISHOP_G4 = "rn1qkbnr/ppp1pppp/3p4/8/3PP1b1/2N5/PPP2PPP/R1BQKBNR w KQkq - 1 4"
+
+
+def test_king_safe_after_follows_the_revised_request() -> None:
+    """c2xd3 takes the d3 knight; on the f3 board it is no move (a pawn capture onto an empty square),
+    so the check stands; Ke2 steps out of both knights' reach but into the g4 bishop's; the pass
+    leaves a check standing; a king capture leaves no king of theirs to answer."""
+    d3, f3, g4 = boards_of(RUSH_D3, RUSH_F3, BISHOP_G4)
+    cxd3, ke2 = chess.Move.from_uci("c2d3"), chess.Move.from_uci("e1e2")
+    assert king_safe_after(d3, cxd3) and not king_safe_after(f3, cxd3)
+    assert king_safe_after(d3, ke2) and king_safe_after(f3, ke2) and not king_safe_after(g4, ke2)
+    assert not king_safe_after(d3, None) and king_safe_after(g4, None)
+    assert king_safe_after(chess.Board(KING_H5), chess.Move.from_uci("d1h5"))
+
+
+def test_checks_are_unparried_when_every_request_loses_the_king_somewhere() -> None:
+    """With only the two knight boards believed, Ke2 parries both; with the bishop board too, nothing
+    is safe everywhere. A single check with a safe answer, or none at all, is parried."""
+    d3, f3, g4 = boards_of(RUSH_D3, RUSH_F3, BISHOP_G4)
+    legal = actions([d3, f3, g4])
+    assert not unparried([d3, f3], [d3, f3], legal)
+    assert unparried([d3, f3], [d3, f3, g4], legal)
+    assert not unparried([d3], [d3, g4], legal)
+    assert not unparried([], [g4], legal)

@@ -20,6 +20,7 @@ from rbc_bot.config import load_config
 from rbc_bot.engine import king_capture_moves
 from rbc_bot.replay.load import load_game
 from rbc_bot.replay.resim import resimulate
+from rbc_bot.rules import sense_window
 from rbc_bot.sense import INTERIOR, expected_survivors, window_square
 from rbc_bot.sense_rules import SenseInputs, SenseRules
 
@@ -263,10 +264,14 @@ def test_danger_rule_senses_any_check_in_the_opening_turns_when_asked() -> None:
         (4, [], False),
         (4, ["sense.danger_opening_turns=6"], True),
         (7, ["sense.danger_opening_turns=6"], False),
+        (4, ["sense.danger_unparried=true"], True),
+        (7, ["sense.danger_unparried=true"], True),
     ):
         seen = SenseInputs(rows, chess.WHITE, 0.0, 0.0, actions, 2.0, False, turn)
         square, rule = chosen_sense(boards[0], seen, ["sense.method=window", *settings])
         assert (rule == "danger") == expected and square is not None
+        if expected:  # the centre shows both knights' checking squares
+            assert {chess.D3, chess.F3} <= set(sense_window(square))
 
 
 def test_their_king_next_to_ours_is_danger_only_when_asked() -> None:
