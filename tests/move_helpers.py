@@ -10,9 +10,9 @@ import numpy as np
 from reconchess.utilities import move_actions
 
 from rbc_bot.config import EngineConfig, MoveConfig
-from rbc_bot.engine import EnginePool, can_capture_king
+from rbc_bot.engine import EnginePool
 from rbc_bot.move import MoveDecision, choose_move
-from rbc_bot.rules import revise
+from rbc_bot.raid import king_safe_after
 from rbc_bot.scorer import Scorer
 
 DEPTH = 8
@@ -42,12 +42,7 @@ def decide(boards: list[chess.Board], scorer: Scorer, aggregate: str = "min", se
 
 def king_capturable_after(board: chess.Board, move: chess.Move | None) -> bool:
     """Whether the opponent can take our king after we request ``move`` on ``board`` (RBC revision)."""
-    taken, _ = revise(board, move)
-    child = board.copy(stack=False)
-    child.push(taken if taken is not None else chess.Move.null())
-    if child.king(not board.turn) is None:  # we took their king: the game is over, we are safe
-        return False
-    return can_capture_king(child)
+    return not king_safe_after(board, move)
 
 
 def safe_everywhere(boards: Sequence[chess.Board], move: chess.Move | None) -> bool:
